@@ -1,0 +1,7 @@
+"""simpler_jax: SIMPLER real-to-sim policy evaluation on JAX and MuJoCo MJX."""
+
+from simpler_jax._xla_setup import apply_cpu_flags as _apply_cpu_flags
+
+_apply_cpu_flags()
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Task objects built from the original SIMPLER object models."""

@@ -1,0 +1,81 @@
+"""Free objects from `data/custom/models/<id>/collision.obj` (SIMPLER_SPEC.md §2.1, §7).
+
+The collision file holds one or more convex parts; each connected piece becomes one
+mesh geom. In "simplified" mode each hull is capped at `hull_budget` vertices and
+at most `max_pieces` pieces are kept (the largest by hull volume); in "original"
+mode every piece is kept at full resolution. Mass comes from the density.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import mujoco
+import numpy as np
+
+from simpler_jax.assets.meshes import convex_pieces
+from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
+
+OBJECT_FRICTION = 0.5  # static = dynamic in the original
+OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
+
+
+@dataclasses.dataclass(frozen=True)
+class ObjectSpec:
+    model_id: str
+    density: float
+    pos: tuple[float, float, float]
+    quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    name: str | None = None
+
+    @property
+    def body_name(self) -> str:
+        return self.name or self.model_id
+
+
+def _hull_volume(vertices: np.ndarray) -> float:
+    from scipy.spatial import ConvexHull
+
+    try:
+        return float(ConvexHull(vertices).volume)
+    except Exception:  # degenerate (flat) piece
+        return 0.0
+
+
+def add_object(
+    spec: mujoco.MjSpec,
+    obj: ObjectSpec,
+    asset_root: pathlib.Path,
+    collision: str = "simplified",
+    hull_budget: int = 24,
+    max_pieces: int = 8,
+) -> tuple[str, ...]:
+    """Add a free body for `obj`; returns its collision geom names."""
+    path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
+    if not path.is_file():
+        raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
+    pieces = [p for p in convex_pieces(path) if len(p.vertices) >= 4 and _hull_volume(p.vertices) > 1e-9]
+    if not pieces:
+        raise ValueError(f"object {obj.model_id!r}: {str(path)!r} has no solid convex piece")
+    if collision == "simplified" and len(pieces) > max_pieces:
+        vols = [_hull_volume(p.vertices) for p in pieces]
+        keep = sorted(np.argsort(vols)[::-1][:max_pieces])
+        pieces = [pieces[i] for i in keep]
+    body = spec.worldbody.add_body(name=obj.body_name, pos=list(obj.pos), quat=list(obj.quat))
+    body.add_freejoint(name=f"{obj.body_name}/free")
+    names = []
+    for i, piece in enumerate(pieces):
+        mesh = spec.add_mesh(name=f"{obj.body_name}/mesh{i}")
+        mesh.uservert = piece.vertices.astype(np.float32).ravel()
+        mesh.userface = piece.faces.ravel()
+        if collision == "simplified":
+            mesh.maxhullvert = hull_budget
+        g = body.add_geom(name=f"{obj.body_name}/collision{i}")
+        g.type = mujoco.mjtGeom.mjGEOM_MESH
+        g.meshname = mesh.name
+        g.density = obj.density
+        g.friction = [OBJECT_FRICTION, 0.005, 0.0001]
+        g.rgba = [0.8, 0.2, 0.2, 1.0]
+        names.append(g.name)
+    return tuple(names)

@@ -1,0 +1,293 @@
+"""Build a SIMPLER scene (robot, table, camera, objects) and index it for JAX.
+
+The table is a box whose top is at SIMPLER's table height (the original scene
+stages are unavailable non-convex meshes; ASSETS.md). Robot drives are MuJoCo
+`general` actuators with an affine bias (tau = kp*(ctrl - q) - kv*qdot, clipped to
+the force limit), so the damping is integrated implicitly by `implicitfast`, as
+PhysX solves its drives implicitly. Per-world gains replace `actuator_gainprm` /
+`actuator_biasprm` / `actuator_forcerange` in the MJX model (see `simpler_jax.envs`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import mujoco
+import numpy as np
+
+from simpler_jax.assets.paths import asset_root as resolve_asset_root
+from simpler_jax.objects.build import ObjectSpec, add_object
+from simpler_jax.robots import google_robot, widowx
+from simpler_jax.robots.builder import add_robot
+from simpler_jax.robots.config import RobotConfig
+from simpler_jax.scenes.cameras import GOOGLE_OVERHEAD, WIDOWX_CAMERAS, CameraSpec, add_camera
+from simpler_jax.utils.rotations_np import yaw_quat
+
+ROBOTS: dict[str, RobotConfig] = {"google_robot": google_robot.CONFIG, "widowx": widowx.CONFIG}
+TABLE_FRICTION = 1.0  # scene default material
+TABLE_TOP_Z = 0.87  # scene_table_height
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneSpec:
+    """Everything static about a scene (changing it means a new compiled model)."""
+
+    robot: str
+    base_xy: tuple[float, float]
+    base_yaw: float = np.pi  # SIMPLER robots face world -x
+    base_z: float | None = None  # default: the robot's standard base height
+    table_center_xy: tuple[float, float] = (-0.45, 0.2)
+    table_half_xy: tuple[float, float] = (0.45, 0.7)
+    table_top_z: float = TABLE_TOP_Z
+    camera: str = "default"
+    objects: tuple[ObjectSpec, ...] = ()
+    collision: str = "simplified"
+    visuals: bool = False
+    solver_iterations: int = 20
+    ls_iterations: int = 10
+
+    @property
+    def robot_config(self) -> RobotConfig:
+        if self.robot not in ROBOTS:
+            raise ValueError(f"unknown robot {self.robot!r}; allowed: {sorted(ROBOTS)}")
+        return ROBOTS[self.robot]
+
+    def camera_spec(self) -> CameraSpec:
+        if self.robot == "google_robot":
+            if self.camera not in ("default", "google_robot_static"):
+                raise ValueError(f"unknown google_robot camera {self.camera!r}; allowed: ['default']")
+            return GOOGLE_OVERHEAD
+        key = "widowx" if self.camera == "default" else self.camera
+        if key not in WIDOWX_CAMERAS:
+            raise ValueError(f"unknown widowx camera {self.camera!r}; allowed: {sorted(WIDOWX_CAMERAS)}")
+        return WIDOWX_CAMERAS[key]
+
+
+def default_scene(robot: str, objects: tuple[ObjectSpec, ...] = (), **kw) -> SceneSpec:
+    """The standard evaluation placement of each robot (SIMPLER_SPEC.md §2.2, §2.6)."""
+    if robot == "google_robot":
+        return SceneSpec("google_robot", (0.35, 0.20), objects=objects, **kw)
+    if robot == "widowx":
+        kw.setdefault("table_center_xy", (-0.2, 0.0))
+        kw.setdefault("table_half_xy", (0.45, 0.5))
+        return SceneSpec("widowx", (0.147, 0.028), objects=objects, **kw)
+    raise ValueError(f"unknown robot {robot!r}; allowed: {sorted(ROBOTS)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneIndex:
+    """Addresses into the compiled model, as numpy int arrays (static under jit)."""
+
+    arm_qpos: np.ndarray  # (A,)
+    arm_dof: np.ndarray  # (A,)
+    finger_qpos: np.ndarray  # (F,)
+    finger_dof: np.ndarray  # (F,)
+    ik_in_arm: np.ndarray  # (K,) positions of the IK joints inside the arm joints
+    arm_actuators: np.ndarray  # (A,)
+    finger_actuators: np.ndarray  # (F,)
+    robot_dof: np.ndarray  # (R,) every robot dof (passive-force compensation)
+    ee_body: int
+    base_body: int
+    camera: int
+    object_bodies: np.ndarray  # (O,)
+    object_qpos: np.ndarray  # (O,) start of each free joint's 7 qpos
+    object_dof: np.ndarray  # (O,) start of each free joint's 6 dofs
+    finger_geoms: tuple[np.ndarray, ...]  # per finger link, its geom ids
+    # Kinematic chain from the robot base to the EE body, for our own FK/IK.
+    chain_pos: np.ndarray  # (C, 3) body offsets in the parent frame
+    chain_quat: np.ndarray  # (C, 4) wxyz
+    chain_axis: np.ndarray  # (C, 3) hinge axis (zeros for welded bodies)
+    chain_joint: np.ndarray  # (C,) index into the IK joints, -1 for welded bodies
+
+
+@dataclasses.dataclass(frozen=True)
+class Scene:
+    spec: SceneSpec
+    mj_model: mujoco.MjModel
+    index: SceneIndex
+    object_geoms: tuple[tuple[str, ...], ...]
+
+    @property
+    def robot(self) -> RobotConfig:
+        return self.spec.robot_config
+
+
+def _add_table(spec: mujoco.MjSpec, s: SceneSpec, env_contype: int, env_conaff: int) -> str:
+    half_z = s.table_top_z / 2
+    g = spec.worldbody.add_geom(name="table")
+    g.type = mujoco.mjtGeom.mjGEOM_BOX
+    g.size = [s.table_half_xy[0], s.table_half_xy[1], half_z]
+    g.pos = [s.table_center_xy[0], s.table_center_xy[1], half_z]
+    g.friction = [TABLE_FRICTION, 0.005, 0.0001]
+    g.rgba = [0.66, 0.47, 0.31, 1.0]
+    g.contype, g.conaffinity = env_contype, env_conaff
+    return g.name
+
+
+def _add_pair(spec, g1: str, g2: str, mu1: float, mu2: float, torsion: float | None) -> None:
+    p = spec.add_pair(geomname1=g1, geomname2=g2)
+    mu = 0.5 * (mu1 + mu2)  # PhysX "average" friction combine
+    if torsion is None:
+        p.condim = 3
+        p.friction = [mu, mu, 0.0, 0.0, 0.0]
+    else:
+        p.condim = 4
+        p.friction = [mu, mu, torsion * mu, 0.0, 0.0]
+
+
+def _add_actuators(spec: mujoco.MjSpec, cfg: RobotConfig) -> None:
+    gains = list(zip(cfg.arm_joints, cfg.arm_stiffness, cfg.arm_damping, cfg.arm_force_limit))
+    gains += [
+        (j, cfg.gripper_stiffness, cfg.gripper_damping, cfg.gripper_force_limit)
+        for j in cfg.finger_joints
+    ]
+    for joint, kp, kv, fmax in gains:
+        a = spec.add_actuator(name=f"drive/{joint}", target=joint)
+        a.trntype = mujoco.mjtTrn.mjTRN_JOINT
+        a.gaintype = mujoco.mjtGain.mjGAIN_FIXED
+        a.biastype = mujoco.mjtBias.mjBIAS_AFFINE
+        a.gainprm[0] = kp
+        a.biasprm[1] = -kp
+        a.biasprm[2] = -kv
+        a.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+        a.forcerange = [-fmax, fmax]
+        a.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
+
+
+def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tuple]:
+    cfg = s.robot_config
+    spec = mujoco.MjSpec()
+    spec.modelname = f"simpler_{cfg.name}"
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO
+    spec.compiler.degree = False  # joint ranges are radians, as in the URDF
+    spec.option.timestep = cfg.sim_dt
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    spec.option.iterations = s.solver_iterations
+    spec.option.ls_iterations = s.ls_iterations
+    spec.add_material(name="default")  # mjx.ray needs at least one material
+    base_z = cfg.base_height if s.base_z is None else s.base_z
+    geoms = add_robot(
+        spec, cfg, assets, (s.base_xy[0], s.base_xy[1], base_z), yaw_quat(s.base_yaw),
+        collision=s.collision, visuals=s.visuals,
+    )
+    original = s.collision == "original"
+    # Original mode: robot (type 2) touches the environment (type 1), not itself.
+    env_type, env_aff = (1, 3) if original else (0, 0)
+    if original:
+        for name in geoms.hand + geoms.arm:
+            spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
+    table = _add_table(spec, s, env_type, env_aff)
+    add_camera(spec, s.camera_spec())
+    object_geoms = []
+    for obj in s.objects:
+        names = add_object(spec, obj, assets, collision=s.collision)
+        for n in names:
+            spec.geom(n).contype, spec.geom(n).conaffinity = env_type, env_aff
+        object_geoms.append(names)
+    if not original:
+        finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
+        torsion = (2.0 / 3.0) * cfg.finger_patch_radius
+        mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
+        moving_arm = [g for g in geoms.arm if spec.geom(g).parent.name not in (
+            "link_base", "base_link", "link_wheel_left", "link_wheel_right",
+            "link_rear_wheel_left", "link_rear_wheel_right")]
+        for rg in geoms.hand:
+            _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None)
+        for names in object_geoms:
+            for og in names:
+                _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None)
+                for rg in geoms.hand + tuple(moving_arm):
+                    _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
+                              torsion if rg in finger_geoms else None)
+        for i, a in enumerate(object_geoms):
+            for b in object_geoms[i + 1:]:
+                for ga in a:
+                    for gb in b:
+                        _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None)
+    _add_actuators(spec, cfg)
+    return spec, (geoms, tuple(object_geoms))
+
+
+def _chain(m: mujoco.MjModel, cfg: RobotConfig, root: int, ee: int, ik_qpos: np.ndarray):
+    bodies = []
+    b = ee
+    while b != root:
+        bodies.append(b)
+        b = m.body_parentid[b]
+    bodies.reverse()
+    pos, quat, axis, joint = [], [], [], []
+    for b in bodies:
+        pos.append(m.body_pos[b])
+        quat.append(m.body_quat[b])
+        if m.body_jntnum[b] == 1:
+            j = m.body_jntadr[b]
+            if m.jnt_type[j] != mujoco.mjtJoint.mjJNT_HINGE or np.any(m.jnt_pos[j] != 0):
+                raise ValueError(f"{cfg.name}: IK chain supports hinges at body origins only")
+            axis.append(m.jnt_axis[j])
+            joint.append(int(np.where(ik_qpos == m.jnt_qposadr[j])[0][0]))
+        elif m.body_jntnum[b] == 0:
+            axis.append(np.zeros(3))
+            joint.append(-1)
+        else:
+            raise ValueError(f"{cfg.name}: body {m.body(b).name} has several joints")
+    return (np.array(pos), np.array(quat), np.array(axis), np.array(joint, np.int32))
+
+
+def build_scene(s: SceneSpec, assets: str | pathlib.Path | None = None) -> Scene:
+    """Compile `s` into a MuJoCo model and index it."""
+    root_dir = resolve_asset_root(assets)
+    spec, (geoms, object_geoms) = build_mjspec(s, root_dir)
+    m = spec.compile()
+    cfg = s.robot_config
+
+    def jid(name):
+        return m.joint(name).id
+
+    arm_qpos = np.array([m.jnt_qposadr[jid(j)] for j in cfg.arm_joints])
+    ik_qpos = np.array([m.jnt_qposadr[jid(j)] for j in cfg.ik_joints])
+    base_body = m.body(spec.worldbody.first_body().name).id  # the robot is added first
+    ee = m.body(cfg.ee_link).id
+    robot_bodies = [b for b in range(m.nbody) if _is_descendant(m, b, base_body)]
+    robot_dof = np.array(
+        [d for d in range(m.nv) if m.dof_bodyid[d] in robot_bodies], dtype=np.int32
+    )
+    obj_bodies = np.array([m.body(o.body_name).id for o in s.objects], dtype=np.int32)
+    obj_jnt = [m.body_jntadr[b] for b in obj_bodies]
+    pos, quat, axis, joint = _chain(m, cfg, base_body, ee, ik_qpos)
+    index = SceneIndex(
+        arm_qpos=arm_qpos.astype(np.int32),
+        arm_dof=np.array([m.jnt_dofadr[jid(j)] for j in cfg.arm_joints], np.int32),
+        finger_qpos=np.array([m.jnt_qposadr[jid(j)] for j in cfg.finger_joints], np.int32),
+        finger_dof=np.array([m.jnt_dofadr[jid(j)] for j in cfg.finger_joints], np.int32),
+        ik_in_arm=np.array([cfg.arm_joints.index(j) for j in cfg.ik_joints], np.int32),
+        arm_actuators=np.array([m.actuator(f"drive/{j}").id for j in cfg.arm_joints], np.int32),
+        finger_actuators=np.array(
+            [m.actuator(f"drive/{j}").id for j in cfg.finger_joints], np.int32
+        ),
+        robot_dof=robot_dof,
+        ee_body=int(ee),
+        base_body=int(base_body),
+        camera=int(m.camera(s.camera_spec().name).id),
+        object_bodies=obj_bodies,
+        object_qpos=np.array([m.jnt_qposadr[j] for j in obj_jnt], np.int32),
+        object_dof=np.array([m.jnt_dofadr[j] for j in obj_jnt], np.int32),
+        finger_geoms=tuple(
+            np.array([m.geom(g).id for g in geoms.by_link.get(link, ())], np.int32)
+            for link in cfg.finger_links
+        ),
+        chain_pos=pos,
+        chain_quat=quat,
+        chain_axis=axis,
+        chain_joint=joint,
+    )
+    return Scene(s, m, index, object_geoms)
+
+
+def _is_descendant(m: mujoco.MjModel, body: int, ancestor: int) -> bool:
+    while body > 0:
+        if body == ancestor:
+            return True
+        body = m.body_parentid[body]
+    return ancestor == 0

@@ -1,0 +1,1 @@
+"""Robot controllers: joint-trajectory generation and drive-target helpers."""

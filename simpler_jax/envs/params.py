@@ -1,0 +1,80 @@
+"""Per-world parameters: everything a sweep, SysID or randomisation varies.
+
+`Params` is a pytree of arrays; give it a leading world axis and `vmap` over it.
+`default_params(scene)` returns SIMPLER's values for one world.
+"""
+
+from __future__ import annotations
+
+import flax.struct
+import jax.numpy as jnp
+import numpy as np
+
+from simpler_jax.scenes.scene import Scene
+from simpler_jax.utils.rotations_np import yaw_quat
+
+
+@flax.struct.dataclass
+class Params:
+    """Shapes for one world (A arm joints, F finger joints, O objects):
+
+    arm_stiffness, arm_damping, arm_force_limit: (A,) joint PD gains and force caps.
+    gripper_stiffness, gripper_damping, gripper_force_limit: () finger drive.
+    finger_friction: () friction coefficient of the finger links (pairs use the
+        PhysX average with the other surface).
+    object_mass_scale: (O,) multiplies each object's mass and inertia.
+    base_pos: (3,) robot base position in the world; base_quat: (4,) wxyz.
+    camera_pos: (3,) and camera_quat: (4,) policy camera pose in its mount frame
+        (MuJoCo camera convention).
+    init_qpos: (A+F,) robot joint positions at reset (arm then fingers).
+    object_pose: (O, 7) object position and wxyz quaternion at reset.
+    """
+
+    arm_stiffness: jnp.ndarray
+    arm_damping: jnp.ndarray
+    arm_force_limit: jnp.ndarray
+    gripper_stiffness: jnp.ndarray
+    gripper_damping: jnp.ndarray
+    gripper_force_limit: jnp.ndarray
+    finger_friction: jnp.ndarray
+    object_mass_scale: jnp.ndarray
+    base_pos: jnp.ndarray
+    base_quat: jnp.ndarray
+    camera_pos: jnp.ndarray
+    camera_quat: jnp.ndarray
+    init_qpos: jnp.ndarray
+    object_pose: jnp.ndarray
+
+
+def default_params(scene: Scene) -> Params:
+    """SIMPLER's defaults for `scene` (one world, float32)."""
+    cfg, spec, m = scene.robot, scene.spec, scene.mj_model
+    base_z = cfg.base_height if spec.base_z is None else spec.base_z
+    f32 = lambda x: jnp.asarray(np.asarray(x, np.float32))  # noqa: E731
+    cam = scene.index.camera
+    obj_pose = np.array(
+        [list(o.pos) + list(o.quat) for o in spec.objects], np.float32
+    ).reshape(len(spec.objects), 7)
+    return Params(
+        arm_stiffness=f32(cfg.arm_stiffness),
+        arm_damping=f32(cfg.arm_damping),
+        arm_force_limit=f32(cfg.arm_force_limit),
+        gripper_stiffness=f32(cfg.gripper_stiffness),
+        gripper_damping=f32(cfg.gripper_damping),
+        gripper_force_limit=f32(cfg.gripper_force_limit),
+        finger_friction=f32(cfg.finger_friction),
+        object_mass_scale=f32(np.ones(len(spec.objects))),
+        base_pos=f32([spec.base_xy[0], spec.base_xy[1], base_z]),
+        base_quat=f32(yaw_quat(spec.base_yaw)),
+        camera_pos=f32(m.cam_pos[cam]),
+        camera_quat=f32(m.cam_quat[cam]),
+        init_qpos=f32(cfg.init_qpos),
+        object_pose=f32(obj_pose),
+    )
+
+
+def batch_params(params: Params, num_worlds: int) -> Params:
+    """Repeat one world's params along a new leading world axis."""
+    import jax
+
+    return jax.tree.map(lambda x: jnp.broadcast_to(x, (num_worlds,) + x.shape), params)

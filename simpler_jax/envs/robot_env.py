@@ -1,0 +1,211 @@
+"""The functional environment core: pure `reset` and `step` for one world.
+
+Write one world, batch with `jax.vmap` (see `simpler_jax.envs.batched`):
+
+    env = RobotEnv(build_scene(default_scene("widowx")))
+    params = default_params(env.scene)
+    state = env.reset(params, key)
+    state = env.step(params, state, action)   # action: (7,) float
+
+Each control step runs the robot's SIMPLER controller once, then `substeps` MJX
+physics steps in a `lax.scan`; every substep sets the drive targets and adds the
+passive-force compensation (gravity + Coriolis, `qfrc_bias`, on the robot dofs, as
+SAPIEN's `balance_passive_force`; MJX exposes the bias of the previous substep, so
+the compensation lags one substep of 2 ms). A world whose physics goes non-finite
+is flagged, marked done and frozen at its last finite state; other worlds are not
+affected. Worlds that are done stay frozen (or restart, with `auto_reset=True`).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+from mujoco import mjx
+
+from simpler_jax.controllers import google_robot as google_ctrl
+from simpler_jax.controllers import kinematics
+from simpler_jax.controllers import widowx as widowx_ctrl
+from simpler_jax.envs.params import Params, default_params
+from simpler_jax.envs.state import State, zeros_controller
+from simpler_jax.scenes.scene import Scene
+
+ACTION_SIZE = 7
+_CONTROLLERS = {"google_robot": google_ctrl.control_targets, "widowx": widowx_ctrl.control_targets}
+
+
+class RobotEnv:
+    """A SIMPLER robot scene as pure functions (static model, per-world `Params`)."""
+
+    def __init__(self, scene: Scene, max_steps: int = 80, auto_reset: bool = False):
+        self.scene = scene
+        self.index = scene.index
+        self.chain = kinematics.make_chain(scene.index)
+        self.max_steps = int(max_steps)
+        self.auto_reset = bool(auto_reset)
+        self.substeps = scene.robot.substeps
+        self.sim_dt = scene.robot.sim_dt
+        self._control = _CONTROLLERS[scene.robot.name]
+        self.mjx_model = mjx.put_model(scene.mj_model)
+        m = scene.mj_model
+        finger_geoms = set(int(g) for gs in scene.index.finger_geoms for g in gs)
+        pairs = [
+            (p, int(m.pair_geom2[p]) if int(m.pair_geom1[p]) in finger_geoms else int(m.pair_geom1[p]))
+            for p in range(m.npair)
+            if int(m.pair_geom1[p]) in finger_geoms or int(m.pair_geom2[p]) in finger_geoms
+        ]
+        self._finger_pairs = np.array([p for p, _ in pairs], np.int32)
+        self._finger_pair_other_mu = np.array([m.geom_friction[g, 0] for _, g in pairs], np.float32)
+        self._finger_pair_torsion_ratio = np.array(
+            [m.pair_friction[p, 2] / max(m.pair_friction[p, 0], 1e-9) for p, _ in pairs], np.float32
+        )
+        self._robot_dof = scene.index.robot_dof
+        self._act_qpos = np.array([m.jnt_qposadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
+        self._act_dof = np.array([m.jnt_dofadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
+
+    # ------------------------------------------------------------------ model
+    def default_params(self) -> Params:
+        return default_params(self.scene)
+
+    def model(self, params: Params) -> mjx.Model:
+        """The MJX model of one world with the per-world parameters written in."""
+        idx, m = self.index, self.mjx_model
+        arm, fing = idx.arm_actuators, idx.finger_actuators
+        kp = jnp.zeros(m.nu).at[arm].set(params.arm_stiffness).at[fing].set(params.gripper_stiffness)
+        kv = jnp.zeros(m.nu).at[arm].set(params.arm_damping).at[fing].set(params.gripper_damping)
+        fmax = (
+            jnp.zeros(m.nu).at[arm].set(params.arm_force_limit).at[fing].set(params.gripper_force_limit)
+        )
+        gainprm = m.actuator_gainprm.at[:, 0].set(kp)
+        biasprm = m.actuator_biasprm.at[:, 1].set(-kp).at[:, 2].set(-kv)
+        forcerange = jnp.stack([-fmax, fmax], axis=-1)
+        body_pos = m.body_pos.at[idx.base_body].set(params.base_pos)
+        body_quat = m.body_quat.at[idx.base_body].set(params.base_quat)
+        scale = params.object_mass_scale
+        body_mass = m.body_mass.at[idx.object_bodies].multiply(scale)
+        body_inertia = m.body_inertia.at[idx.object_bodies].multiply(scale[:, None])
+        cam_pos = m.cam_pos.at[idx.camera].set(params.camera_pos)
+        cam_quat = m.cam_quat.at[idx.camera].set(params.camera_quat)
+        replace = dict(
+            actuator_gainprm=gainprm, actuator_biasprm=biasprm, actuator_forcerange=forcerange,
+            body_pos=body_pos, body_quat=body_quat, body_mass=body_mass,
+            body_inertia=body_inertia, cam_pos=cam_pos, cam_quat=cam_quat,
+        )
+        if len(self._finger_pairs):
+            mu = 0.5 * (params.finger_friction + self._finger_pair_other_mu)
+            fr = m.pair_friction.at[self._finger_pairs, 0].set(mu).at[self._finger_pairs, 1].set(mu)
+            fr = fr.at[self._finger_pairs, 2].set(mu * self._finger_pair_torsion_ratio)
+            replace["pair_friction"] = fr
+        return m.replace(**replace)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, params: Params, key: jax.Array) -> State:
+        """A new episode: robot at `params.init_qpos`, objects at `params.object_pose`."""
+        idx = self.index
+        model = self.model(params)
+        num_arm = idx.arm_qpos.shape[0]
+        qpos = jnp.asarray(self.scene.mj_model.qpos0)
+        qpos = qpos.at[idx.arm_qpos].set(params.init_qpos[:num_arm])
+        qpos = qpos.at[idx.finger_qpos].set(params.init_qpos[num_arm:])
+        for i, adr in enumerate(idx.object_qpos):
+            qpos = qpos.at[adr : adr + 7].set(params.object_pose[i])
+        ctrl = jnp.zeros(model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
+        ctrl = ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
+        data = mjx.make_data(model).replace(qpos=qpos, ctrl=ctrl)
+        data = mjx.forward(model, data)
+        controller = zeros_controller(num_arm, idx.finger_qpos.shape[0])
+        ee_p, ee_r, _, _ = kinematics.forward_kinematics(
+            self.chain, params.init_qpos[:num_arm][idx.ik_in_arm]
+        )
+        controller = controller.replace(
+            gripper_target=params.init_qpos[num_arm:], ee_target_pos=ee_p, ee_target_rot=ee_r,
+        )
+        return State(
+            data=data, controller=controller, step=jnp.array(0, jnp.int32), key=key,
+            nonfinite=jnp.array(False), done=jnp.array(False),
+            action=jnp.zeros(ACTION_SIZE, jnp.float32),
+        )
+
+    # ------------------------------------------------------------------- step
+    def control_targets(self, params: Params, qpos, qvel, controller, action):
+        """The controller alone: per-substep actuator controls (N, nu) and its new state.
+
+        Exposed so a MuJoCo C reference can be driven by exactly the same controller.
+        """
+        idx = self.index
+        arm_pos, finger_pos, finger_vel, controller = self._control(
+            self.chain, idx, params, qpos, qvel, controller, action, self.sim_dt, self.substeps
+        )
+        # A position+velocity drive target folds into one affine actuator input.
+        ratio = params.gripper_damping / jnp.maximum(params.gripper_stiffness, 1e-9)
+        finger_ctrl = finger_pos + ratio * finger_vel
+        nu = self.mjx_model.nu
+        ctrl = jnp.zeros((self.substeps, nu), arm_pos.dtype)
+        ctrl = ctrl.at[:, idx.arm_actuators].set(arm_pos).at[:, idx.finger_actuators].set(finger_ctrl)
+        return ctrl, controller
+
+    def physics(self, model: mjx.Model, data: mjx.Data, ctrl_seq: jax.Array) -> mjx.Data:
+        """`substeps` MJX steps with the given controls (N, nu) and passive compensation.
+
+        Drives follow MuJoCo C's `implicitfast` semantics: a drive whose PD force
+        would exceed its force limit this substep applies the limit as a constant
+        force (no implicit damping), otherwise the PD is integrated implicitly. MJX
+        alone would keep the implicit damping of saturated drives, which differs
+        from MuJoCo C (and from PhysX, whose limit clips the whole drive force).
+        """
+        robot_dof = self._robot_dof
+        act_qpos, act_dof = self._act_qpos, self._act_dof
+        kp = model.actuator_gainprm[:, 0]
+        kv = -model.actuator_biasprm[:, 2]
+        fmax = model.actuator_forcerange[:, 1]
+
+        def substep(d, ctrl):
+            force = kp * (ctrl - d.qpos[act_qpos]) - kv * d.qvel[act_dof]
+            clamped = jnp.abs(force) > fmax
+            limit_force = jnp.clip(force, -fmax, fmax)
+            gain = model.actuator_gainprm.at[:, 0].set(jnp.where(clamped, 0.0, kp))
+            bias = jnp.stack(
+                [jnp.where(clamped, limit_force, 0.0), jnp.where(clamped, 0.0, -kp),
+                 jnp.where(clamped, 0.0, -kv)], axis=-1,
+            )
+            m_k = model.replace(
+                actuator_gainprm=gain, actuator_biasprm=model.actuator_biasprm.at[:, :3].set(bias)
+            )
+            comp = jnp.zeros_like(d.qfrc_applied).at[robot_dof].set(d.qfrc_bias[robot_dof])
+            d = d.replace(ctrl=ctrl, qfrc_applied=comp)
+            return mjx.step(m_k, d), None
+
+        data, _ = jax.lax.scan(substep, data, ctrl_seq)
+        return data
+
+    def step(self, params: Params, state: State, action: jax.Array) -> State:
+        """One control step of one world. action: (7,) = [dxyz, axis-angle, gripper]."""
+        action = jnp.asarray(action, jnp.float32)
+        model = self.model(params)
+        d = state.data
+        ctrl_seq, controller = self.control_targets(params, d.qpos, d.qvel, state.controller, action)
+        data = self.physics(model, d, ctrl_seq)
+        finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+        stepped = state.replace(
+            data=data, controller=controller, step=state.step + 1, action=action,
+        )
+        nonfinite = state.nonfinite | ~finite
+        frozen = state.done | nonfinite
+        new = jax.tree.map(lambda old, cur: jnp.where(frozen, old, cur), state, stepped)
+        done = state.done | nonfinite | (new.step >= self.max_steps)
+        new = new.replace(nonfinite=nonfinite, done=done)
+        if self.auto_reset:
+            key, sub = jax.random.split(new.key)
+            fresh = self.reset(params, sub)
+            new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
+        return new
+
+
+def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False, **scene_kw) -> RobotEnv:
+    """A robot scene environment by robot name (`google_robot` or `widowx`)."""
+    from simpler_jax.scenes.scene import ROBOTS, build_scene, default_scene
+
+    if robot not in ROBOTS:
+        raise ValueError(f"unknown robot {robot!r}; allowed: {sorted(ROBOTS)}")
+    return RobotEnv(build_scene(default_scene(robot, tuple(objects), **scene_kw)), max_steps, auto_reset)

@@ -16,3 +16,47 @@ from simpler_jax._xla_setup import enable_compilation_cache  # noqa: E402
 enable_compilation_cache(str(REPO / ".jax_cache" / "xla"))
 
 SHARED_DATA = _SHARED_DATA
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+ROBOTS = ("google_robot", "widowx")
+NUM_WORLDS = 64  # the one batch size tests compile for
+
+
+class CompiledRobot:
+    """One robot scene with its compiled single-world and batched functions."""
+
+    def __init__(self, robot: str):
+        from simpler_jax.envs import BatchedEnv, make_robot_env
+
+        self.env = make_robot_env(robot, max_steps=6)
+        self.params = self.env.default_params()
+        self.reset = jax.jit(self.env.reset)
+        self.step = jax.jit(self.env.step)
+        self.control_targets = jax.jit(self.env.control_targets)
+        self.batched = BatchedEnv(self.env, NUM_WORLDS)
+
+
+_COMPILED: dict[str, CompiledRobot] = {}
+
+
+@pytest.fixture(scope="session", params=ROBOTS)
+def compiled_robot(request) -> CompiledRobot:
+    if request.param not in _COMPILED:
+        _COMPILED[request.param] = CompiledRobot(request.param)
+    return _COMPILED[request.param]
+
+
+@pytest.fixture(scope="session")
+def compiled_google() -> CompiledRobot:
+    if "google_robot" not in _COMPILED:
+        _COMPILED["google_robot"] = CompiledRobot("google_robot")
+    return _COMPILED["google_robot"]
+
+
+@pytest.fixture(scope="session")
+def compiled_widowx() -> CompiledRobot:
+    if "widowx" not in _COMPILED:
+        _COMPILED["widowx"] = CompiledRobot("widowx")
+    return _COMPILED["widowx"]

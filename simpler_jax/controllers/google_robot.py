@@ -17,7 +17,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from simpler_jax.controllers import kinematics, trajectory
-from simpler_jax.envs.state import ControllerState
+from simpler_jax.controllers.state import ControllerState
 from simpler_jax.robots import google_robot as gr
 
 

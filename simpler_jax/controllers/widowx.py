@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from simpler_jax.controllers import kinematics
-from simpler_jax.envs.state import ControllerState
+from simpler_jax.controllers.state import ControllerState
 from simpler_jax.robots import widowx as wx
 from simpler_jax.utils.rotations import axis_angle_to_mat
 

@@ -27,6 +27,7 @@ from mujoco import mjx
 from simpler_jax.controllers import google_robot as google_ctrl
 from simpler_jax.controllers import kinematics
 from simpler_jax.controllers import widowx as widowx_ctrl
+from simpler_jax.envs import drives
 from simpler_jax.envs.params import Params, default_params
 from simpler_jax.envs.state import State, zeros_controller
 from simpler_jax.scenes.scene import Scene
@@ -63,6 +64,7 @@ class RobotEnv:
         self._robot_dof = scene.index.robot_dof
         self._act_qpos = np.array([m.jnt_qposadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
         self._act_dof = np.array([m.jnt_dofadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
+        self._drive_inertia = drive_inertia(scene)
 
     # ------------------------------------------------------------------ model
     def default_params(self) -> Params:
@@ -71,15 +73,6 @@ class RobotEnv:
     def model(self, params: Params) -> mjx.Model:
         """The MJX model of one world with the per-world parameters written in."""
         idx, m = self.index, self.mjx_model
-        arm, fing = idx.arm_actuators, idx.finger_actuators
-        kp = jnp.zeros(m.nu).at[arm].set(params.arm_stiffness).at[fing].set(params.gripper_stiffness)
-        kv = jnp.zeros(m.nu).at[arm].set(params.arm_damping).at[fing].set(params.gripper_damping)
-        fmax = (
-            jnp.zeros(m.nu).at[arm].set(params.arm_force_limit).at[fing].set(params.gripper_force_limit)
-        )
-        gainprm = m.actuator_gainprm.at[:, 0].set(kp)
-        biasprm = m.actuator_biasprm.at[:, 1].set(-kp).at[:, 2].set(-kv)
-        forcerange = jnp.stack([-fmax, fmax], axis=-1)
         body_pos = m.body_pos.at[idx.base_body].set(params.base_pos)
         body_quat = m.body_quat.at[idx.base_body].set(params.base_quat)
         scale = params.object_mass_scale
@@ -88,7 +81,6 @@ class RobotEnv:
         cam_pos = m.cam_pos.at[idx.camera].set(params.camera_pos)
         cam_quat = m.cam_quat.at[idx.camera].set(params.camera_quat)
         replace = dict(
-            actuator_gainprm=gainprm, actuator_biasprm=biasprm, actuator_forcerange=forcerange,
             body_pos=body_pos, body_quat=body_quat, body_mass=body_mass,
             body_inertia=body_inertia, cam_pos=cam_pos, cam_quat=cam_quat,
         )
@@ -145,32 +137,24 @@ class RobotEnv:
         ctrl = ctrl.at[:, idx.arm_actuators].set(arm_pos).at[:, idx.finger_actuators].set(finger_ctrl)
         return ctrl, controller
 
-    def physics(self, model: mjx.Model, data: mjx.Data, ctrl_seq: jax.Array) -> mjx.Data:
-        """`substeps` MJX steps with the given controls (N, nu) and passive compensation.
+    def physics(self, model: mjx.Model, data: mjx.Data, ctrl_seq: jax.Array, params: Params) -> mjx.Data:
+        """`substeps` MJX steps with drive targets (N, nu) and passive compensation.
 
-        Drives follow MuJoCo C's `implicitfast` semantics: a drive whose PD force
-        would exceed its force limit this substep applies the limit as a constant
-        force (no implicit damping), otherwise the PD is integrated implicitly. MJX
-        alone would keep the implicit damping of saturated drives, which differs
-        from MuJoCo C (and from PhysX, whose limit clips the whole drive force).
+        The drives follow `simpler_jax.envs.drives` (force limits as PhysX applies them).
         """
         robot_dof = self._robot_dof
         act_qpos, act_dof = self._act_qpos, self._act_dof
-        kp = model.actuator_gainprm[:, 0]
-        kv = -model.actuator_biasprm[:, 2]
-        fmax = model.actuator_forcerange[:, 1]
+        kp, kv, fmax = self.drive_gains(params)
+        inertia = jnp.asarray(self._drive_inertia)
+        h = self.sim_dt
 
         def substep(d, ctrl):
-            force = kp * (ctrl - d.qpos[act_qpos]) - kv * d.qvel[act_dof]
-            clamped = jnp.abs(force) > fmax
-            limit_force = jnp.clip(force, -fmax, fmax)
-            gain = model.actuator_gainprm.at[:, 0].set(jnp.where(clamped, 0.0, kp))
-            bias = jnp.stack(
-                [jnp.where(clamped, limit_force, 0.0), jnp.where(clamped, 0.0, -kp),
-                 jnp.where(clamped, 0.0, -kv)], axis=-1,
+            gain, bias = drives.drive_actuator_params(
+                kp, kv, fmax, inertia, ctrl, d.qpos[act_qpos], d.qvel[act_dof], h, jnp
             )
             m_k = model.replace(
-                actuator_gainprm=gain, actuator_biasprm=model.actuator_biasprm.at[:, :3].set(bias)
+                actuator_gainprm=model.actuator_gainprm.at[:, 0].set(gain),
+                actuator_biasprm=model.actuator_biasprm.at[:, :3].set(bias),
             )
             comp = jnp.zeros_like(d.qfrc_applied).at[robot_dof].set(d.qfrc_bias[robot_dof])
             d = d.replace(ctrl=ctrl, qfrc_applied=comp)
@@ -179,13 +163,22 @@ class RobotEnv:
         data, _ = jax.lax.scan(substep, data, ctrl_seq)
         return data
 
+    def drive_gains(self, params: Params):
+        """Per-actuator (kp, kv, force limit), each (nu,), from the per-world params."""
+        idx, nu = self.index, self.mjx_model.nu
+        arm, fing = idx.arm_actuators, idx.finger_actuators
+        kp = jnp.zeros(nu).at[arm].set(params.arm_stiffness).at[fing].set(params.gripper_stiffness)
+        kv = jnp.zeros(nu).at[arm].set(params.arm_damping).at[fing].set(params.gripper_damping)
+        fmax = jnp.zeros(nu).at[arm].set(params.arm_force_limit).at[fing].set(params.gripper_force_limit)
+        return kp, kv, fmax
+
     def step(self, params: Params, state: State, action: jax.Array) -> State:
         """One control step of one world. action: (7,) = [dxyz, axis-angle, gripper]."""
         action = jnp.asarray(action, jnp.float32)
         model = self.model(params)
         d = state.data
         ctrl_seq, controller = self.control_targets(params, d.qpos, d.qvel, state.controller, action)
-        data = self.physics(model, d, ctrl_seq)
+        data = self.physics(model, d, ctrl_seq, params)
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
         stepped = state.replace(
             data=data, controller=controller, step=state.step + 1, action=action,
@@ -200,6 +193,21 @@ class RobotEnv:
             fresh = self.reset(params, sub)
             new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
         return new
+
+
+def drive_inertia(scene: Scene) -> np.ndarray:
+    """(nu,) diagonal joint-space inertia of each driven joint at the robot's init pose."""
+    m = scene.mj_model
+    d = mujoco.MjData(m)
+    idx = scene.index
+    num_arm = idx.arm_qpos.shape[0]
+    d.qpos[idx.arm_qpos] = scene.robot.init_qpos[:num_arm]
+    d.qpos[idx.finger_qpos] = scene.robot.init_qpos[num_arm:]
+    mujoco.mj_forward(m, d)
+    full = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, full)
+    dofs = np.array([m.jnt_dofadr[j] for j in m.actuator_trnid[:, 0]])
+    return np.maximum(np.diag(full)[dofs], 1e-9).astype(np.float32)
 
 
 def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False, **scene_kw) -> RobotEnv:

@@ -2,10 +2,10 @@
 
 The table is a box whose top is at SIMPLER's table height (the original scene
 stages are unavailable non-convex meshes; ASSETS.md). Robot drives are MuJoCo
-`general` actuators with an affine bias (tau = kp*(ctrl - q) - kv*qdot, clipped to
-the force limit), so the damping is integrated implicitly by `implicitfast`, as
-PhysX solves its drives implicitly. Per-world gains replace `actuator_gainprm` /
-`actuator_biasprm` / `actuator_forcerange` in the MJX model (see `simpler_jax.envs`).
+`general` actuators with an affine bias (tau = kp*(ctrl - q) - kv*qdot), so the
+damping is integrated implicitly by `implicitfast`, as PhysX solves its drives
+implicitly. Gains and force limits are per-world parameters: the drive law in
+`simpler_jax.envs.drives` writes `actuator_gainprm` / `actuator_biasprm` every substep.
 """
 
 from __future__ import annotations
@@ -150,7 +150,10 @@ def _add_actuators(spec: mujoco.MjSpec, cfg: RobotConfig) -> None:
         a.gainprm[0] = kp
         a.biasprm[1] = -kp
         a.biasprm[2] = -kv
-        a.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+        # Force limits are applied by the drive law (simpler_jax.envs.drives), which
+        # rewrites gain/bias every substep; MuJoCo's own clamp would change the
+        # integration of saturated drives.
+        a.forcelimited = mujoco.mjtLimited.mjLIMITED_FALSE
         a.forcerange = [-fmax, fmax]
         a.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
 

@@ -1,37 +1,30 @@
-"""Joint drives with force limits, integrated the way PhysX integrates its drives.
+"""Joint drives with force limits that MJX and MuJoCo C integrate the same, stably.
 
-SAPIEN drives are PD terms solved implicitly inside PhysX, with the force limit
-clipping the implicit drive force. MuJoCo offers either an implicitly damped
-actuator whose force is clipped afterwards (C drops the damping derivative once
-the force is clipped, so a saturated drive on a light link is integrated
-explicitly and blows up; MJX keeps the derivative, so C and MJX then differ) or
-nothing. We decide the regime ourselves, every substep, from the drive force the
-implicit step would apply, estimated with the joint's diagonal inertia I:
+SAPIEN drives are PD terms solved implicitly inside PhysX, the force limit clipping
+the drive force. MuJoCo's actuator force clamp does not fit: MuJoCo C drops the
+implicit damping of a clamped actuator (a saturated drive on a light link is then
+integrated explicitly and blows up at SIMPLER's gains), MJX keeps it (so the two
+engines disagree), and neither caps a drive pushing against a contact.
 
-    f = (K (q* - q - h qd) - D qd) / (1 + h (D + h K) / I)
+Our law keeps the affine PD actuator (tau = K (target - q) - D qd, damping
+implicit in `implicitfast`) and limits, every substep, how far the target may be
+from q, so that the drive force at the substep's start state lies in
+[-limit, limit]:
 
-If |f| <= limit the drive is the usual affine PD actuator (damping implicit);
-otherwise it is a constant force sign(f) * limit. Both MJX and the MuJoCo C
-reference run this same law, so the two engines agree; the law never applies more
-than the implicit PD would, so it is stable at SIMPLER's gains and rates.
-Works with numpy or jax.numpy arrays (`xp`).
+    target' = q + clip(target - q, (-limit + D qd) / K, (limit + D qd) / K)
+
+Blocked by a contact the drive pushes with exactly its limit; a free light joint
+with a far target gains at most h*limit/(I + h*D) of velocity per substep (no
+overshoot). Works with numpy or jax.numpy arrays (`xp`).
 """
 
 from __future__ import annotations
 
 
-def drive_actuator_params(kp, kv, force_limit, inertia, ctrl, q, qd, h, xp):
-    """Per-actuator (gain (nu,), bias (nu, 3)) for one substep of joint drives."""
-    f_implicit = (kp * (ctrl - q - h * qd) - kv * qd) / (1.0 + h * (kv + h * kp) / inertia)
-    saturated = xp.abs(f_implicit) > force_limit
-    f_limit = xp.where(f_implicit > 0, force_limit, -force_limit)
-    gain = xp.where(saturated, 0.0, kp)
-    bias = xp.stack(
-        [
-            xp.where(saturated, f_limit, 0.0),
-            xp.where(saturated, 0.0, -kp),
-            xp.where(saturated, 0.0, -kv),
-        ],
-        axis=-1,
-    )
-    return gain, bias
+def limited_targets(kp, kv, force_limit, target, q, qd, xp):
+    """Per-actuator drive targets (nu,) whose PD force at (q, qd) is within the limits."""
+    safe_kp = xp.maximum(kp, 1e-9)
+    lo = (-force_limit + kv * qd) / safe_kp
+    hi = (force_limit + kv * qd) / safe_kp
+    error = xp.clip(target - q, xp.minimum(lo, hi), xp.maximum(lo, hi))
+    return xp.where(kp > 0, q + error, target)

@@ -27,7 +27,9 @@ class MujocoCReference:
         self.data = mujoco.MjData(self.model)
         kp, kv, fmax = (np.asarray(x, np.float64) for x in env.drive_gains(params))
         self.kp, self.kv, self.fmax = kp, kv, fmax
-        self.inertia = np.asarray(env._drive_inertia, np.float64)
+        self.model.actuator_gainprm[:, 0] = kp
+        self.model.actuator_biasprm[:, 1] = -kp
+        self.model.actuator_biasprm[:, 2] = -kv
         self.act_qpos, self.act_dof = env._act_qpos, env._act_dof
         self.robot_dof = env.index.robot_dof
 
@@ -41,13 +43,9 @@ class MujocoCReference:
 
     def substep(self, ctrl: np.ndarray) -> None:
         m, d = self.model, self.data
-        gain, bias = drives.drive_actuator_params(
-            self.kp, self.kv, self.fmax, self.inertia, ctrl,
-            d.qpos[self.act_qpos], d.qvel[self.act_dof], m.opt.timestep, np,
+        d.ctrl[:] = drives.limited_targets(
+            self.kp, self.kv, self.fmax, ctrl, d.qpos[self.act_qpos], d.qvel[self.act_dof], np
         )
-        m.actuator_gainprm[:, 0] = gain
-        m.actuator_biasprm[:, :3] = bias
-        d.ctrl[:] = ctrl
         d.qfrc_applied[:] = 0.0
         d.qfrc_applied[self.robot_dof] = d.qfrc_bias[self.robot_dof]
         mujoco.mj_step(m, d)

@@ -64,7 +64,6 @@ class RobotEnv:
         self._robot_dof = scene.index.robot_dof
         self._act_qpos = np.array([m.jnt_qposadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
         self._act_dof = np.array([m.jnt_dofadr[j] for j in m.actuator_trnid[:, 0]], np.int32)
-        self._drive_inertia = drive_inertia(scene)
 
     # ------------------------------------------------------------------ model
     def default_params(self) -> Params:
@@ -140,25 +139,21 @@ class RobotEnv:
     def physics(self, model: mjx.Model, data: mjx.Data, ctrl_seq: jax.Array, params: Params) -> mjx.Data:
         """`substeps` MJX steps with drive targets (N, nu) and passive compensation.
 
-        The drives follow `simpler_jax.envs.drives` (force limits as PhysX applies them).
+        Drive force limits follow `simpler_jax.envs.drives`.
         """
         robot_dof = self._robot_dof
         act_qpos, act_dof = self._act_qpos, self._act_dof
         kp, kv, fmax = self.drive_gains(params)
-        inertia = jnp.asarray(self._drive_inertia)
-        h = self.sim_dt
+        model = model.replace(
+            actuator_gainprm=model.actuator_gainprm.at[:, 0].set(kp),
+            actuator_biasprm=model.actuator_biasprm.at[:, 1].set(-kp).at[:, 2].set(-kv),
+        )
 
-        def substep(d, ctrl):
-            gain, bias = drives.drive_actuator_params(
-                kp, kv, fmax, inertia, ctrl, d.qpos[act_qpos], d.qvel[act_dof], h, jnp
-            )
-            m_k = model.replace(
-                actuator_gainprm=model.actuator_gainprm.at[:, 0].set(gain),
-                actuator_biasprm=model.actuator_biasprm.at[:, :3].set(bias),
-            )
+        def substep(d, target):
+            ctrl = drives.limited_targets(kp, kv, fmax, target, d.qpos[act_qpos], d.qvel[act_dof], jnp)
             comp = jnp.zeros_like(d.qfrc_applied).at[robot_dof].set(d.qfrc_bias[robot_dof])
             d = d.replace(ctrl=ctrl, qfrc_applied=comp)
-            return mjx.step(m_k, d), None
+            return mjx.step(model, d), None
 
         data, _ = jax.lax.scan(substep, data, ctrl_seq)
         return data
@@ -193,21 +188,6 @@ class RobotEnv:
             fresh = self.reset(params, sub)
             new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
         return new
-
-
-def drive_inertia(scene: Scene) -> np.ndarray:
-    """(nu,) diagonal joint-space inertia of each driven joint at the robot's init pose."""
-    m = scene.mj_model
-    d = mujoco.MjData(m)
-    idx = scene.index
-    num_arm = idx.arm_qpos.shape[0]
-    d.qpos[idx.arm_qpos] = scene.robot.init_qpos[:num_arm]
-    d.qpos[idx.finger_qpos] = scene.robot.init_qpos[num_arm:]
-    mujoco.mj_forward(m, d)
-    full = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, d, full)
-    dofs = np.array([m.jnt_dofadr[j] for j in m.actuator_trnid[:, 0]])
-    return np.maximum(np.diag(full)[dofs], 1e-9).astype(np.float32)
 
 
 def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False, **scene_kw) -> RobotEnv:

@@ -45,6 +45,16 @@ class SceneSpec:
     collision: str = "simplified"
     visuals: bool = False
     solver_iterations: int = 20
+    # Contact time constant and damping ratio. PhysX contacts are rigid; 5 ms (2.5
+    # substeps) is as stiff as MuJoCo integrates stably at 500 Hz, and keeps light
+    # objects from sinking into a closing gripper (default 20 ms let a carrot sink
+    # 4 mm per finger and squirt out).
+    contact_solref: tuple[float, float] = (0.005, 1.0)
+    # Contact impedance. SIMPLER's grippers squeeze with up to 60 N (WidowX) or
+    # 60 N*m (Google, ~600 N at the tips) on objects of 20-60 g; MuJoCo's default
+    # impedance (dmax 0.95) lets such a grip sink centimetres into the object and
+    # then eject it. dmax 0.9999 keeps the penetration below a millimetre.
+    contact_solimp: tuple[float, ...] = (0.99, 0.9999, 0.001, 0.5, 2.0)
     ls_iterations: int = 10
 
     @property
@@ -125,8 +135,20 @@ def _add_table(spec: mujoco.MjSpec, s: SceneSpec, env_contype: int, env_conaff: 
     return g.name
 
 
-def _add_pair(spec, g1: str, g2: str, mu1: float, mu2: float, torsion: float | None) -> None:
+def _add_floor(spec: mujoco.MjSpec, env_contype: int, env_conaff: int) -> str:
+    g = spec.worldbody.add_geom(name="floor")
+    g.type = mujoco.mjtGeom.mjGEOM_PLANE
+    g.size = [5.0, 5.0, 0.1]
+    g.friction = [TABLE_FRICTION, 0.005, 0.0001]
+    g.rgba = [0.3, 0.3, 0.3, 1.0]
+    g.contype, g.conaffinity = env_contype, env_conaff
+    return g.name
+
+
+def _add_pair(spec, g1: str, g2: str, mu1: float, mu2: float, torsion: float | None, s: "SceneSpec") -> None:
     p = spec.add_pair(geomname1=g1, geomname2=g2)
+    p.solref = list(s.contact_solref)
+    p.solimp = list(s.contact_solimp)
     mu = 0.5 * (mu1 + mu2)  # PhysX "average" friction combine
     if torsion is None:
         p.condim = 3
@@ -182,6 +204,11 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
         for name in geoms.hand + geoms.arm:
             spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
     table = _add_table(spec, s, env_type, env_aff)
+    floor = _add_floor(spec, env_type, env_aff)
+    if original:  # dynamic contacts take their solref from the geoms
+        for g in spec.geoms:
+            g.solref = list(s.contact_solref)
+            g.solimp = list(s.contact_solimp)
     add_camera(spec, s.camera_spec())
     object_geoms = []
     for obj in s.objects:
@@ -197,18 +224,19 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
             "link_base", "base_link", "link_wheel_left", "link_wheel_right",
             "link_rear_wheel_left", "link_rear_wheel_right")]
         for rg in geoms.hand:
-            _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None)
+            _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
         for names in object_geoms:
             for og in names:
-                _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None)
+                _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None, s)
+                _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
                 for rg in geoms.hand + tuple(moving_arm):
                     _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
-                              torsion if rg in finger_geoms else None)
+                              torsion if rg in finger_geoms else None, s)
         for i, a in enumerate(object_geoms):
             for b in object_geoms[i + 1:]:
                 for ga in a:
                     for gb in b:
-                        _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None)
+                        _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None, s)
     _add_actuators(spec, cfg)
     return spec, (geoms, tuple(object_geoms))
 

@@ -1,0 +1,1 @@
+"""Checks of our simplifications against MuJoCo C on the original geometry."""

@@ -1,0 +1,227 @@
+"""Grasp-and-lift of one object: MJX on simplified collision vs MuJoCo C on the original.
+
+Both engines run the same scene (robot, table, object), the same SIMPLER
+controller (our JAX controller, called on each engine's own measured state) and
+the same closed-loop scripted grasp, acting only through the 7-D action:
+move above the object, descend, close, lift, hold. The object's height gain and
+whether it is lifted are compared.
+
+The Google Robot lifts a standing `opened_coke_can` (SIMPLER's pick-coke-can
+object, standing orientation). The WidowX's open fingers leave a 5.2 cm gap, less
+than the can's 6.6 cm diameter (no SIMPLER WidowX task uses a can), so it lifts
+the Bridge carrot (`bridge_carrot_generated_modified`, 3.2 cm across) instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from simpler_jax.controllers import kinematics
+from simpler_jax.envs.reference import MujocoCReference
+from simpler_jax.envs.robot_env import RobotEnv
+from simpler_jax.objects.build import ObjectSpec
+from simpler_jax.scenes.scene import TABLE_TOP_Z, build_scene, default_scene
+from simpler_jax.utils.rotations_np import quat_to_mat
+
+
+@dataclasses.dataclass(frozen=True)
+class GraspCase:
+    robot: str
+    model_id: str
+    density: float
+    xy: tuple[float, float]  # object position on the table (world)
+    quat: tuple[float, float, float, float]  # wxyz
+    rest_z: float  # object origin height above the table top when resting
+    grasp_dz: float  # TCP height above the object origin at the grasp
+    close: float  # gripper action that closes
+    open: float  # gripper action that opens (or holds open)
+
+
+CASES = {
+    "google_robot": GraspCase(
+        "google_robot", "opened_coke_can", 50.0, (-0.2, 0.2),
+        (0.7071068, 0.7071068, 0.0, 0.0), 0.0691, -0.015, 1.0, 0.0,
+    ),
+    "widowx": GraspCase(
+        "widowx", "green_cube_3cm", 1000.0, (-0.19, 0.03),
+        (1.0, 0.0, 0.0, 0.0), 0.0151, 0.0, -1.0, 1.0,
+    ),
+}
+
+# The scripted grasp: (phase, max control steps, done-tolerance in m or None = run all steps).
+PHASES = (("above", 30, 0.01), ("descend", 25, 0.006), ("close", 5, None), ("lift", 25, 0.01), ("hold", 2, None))
+MAX_STEP = 0.04  # m per control step
+ROT_STEP = 0.15  # rad per control step
+APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
+ABOVE_HEIGHT = 0.08  # pre-grasp height above the grasp point (m)
+LIFT_HEIGHT = 0.10  # m above the grasp height
+
+
+def scene_spec(case: GraspCase, collision: str):
+    pos = (case.xy[0], case.xy[1], TABLE_TOP_Z + case.rest_z + 0.001)
+    obj = ObjectSpec(case.model_id, case.density, pos, case.quat, name="object")
+    return default_scene(case.robot, (obj,), collision=collision)
+
+
+def _base_frame(params):
+    r = quat_to_mat(np.asarray(params.base_quat))
+    return np.asarray(params.base_pos), r
+
+
+class ScriptedGrasp:
+    """Closed-loop grasp-and-lift through the 7-D action; phases end on reaching
+    their target (or after their step budget), judged on the measured TCP."""
+
+    def __init__(self, case: GraspCase, params, grasp_world: np.ndarray):
+        self.case = case
+        self.base_p, self.base_r = _base_frame(params)
+        up = np.array([0.0, 0.0, 1.0])
+        self.targets = {
+            "above": grasp_world + ABOVE_HEIGHT * up,
+            "descend": grasp_world,
+            "close": grasp_world,
+            "lift": grasp_world + LIFT_HEIGHT * up,
+            "hold": grasp_world + LIFT_HEIGHT * up,
+        }
+        self.phase = 0
+        self.steps_in_phase = 0
+        self.log: list[str] = []
+
+    def _to_base(self, world):
+        return self.base_r.T @ (np.asarray(world) - self.base_p)
+
+    @property
+    def finished(self) -> bool:
+        return self.phase >= len(PHASES)
+
+    def action(self, tcp_base: np.ndarray, origin: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """tcp_base: measured TCP position (base frame). origin: the (position,
+        rotation) the controller applies deltas to (measured TCP pose for Google,
+        accumulated target pose for WidowX). The rotation part turns the gripper's
+        approach axis straight down (at most ROT_STEP rad per step), so the fingers
+        pinch horizontally."""
+        delta_origin_base, rot = origin
+        name, budget, tol = PHASES[self.phase]
+        target = self._to_base(self.targets[name])
+        reached = tol is not None and np.linalg.norm(target - tcp_base) < tol
+        if reached or self.steps_in_phase >= budget:
+            self.phase += 1
+            self.steps_in_phase = 0
+            if self.finished:
+                return None
+            name, budget, tol = PHASES[self.phase]
+            target = self._to_base(self.targets[name])
+        self.log.append(name)
+        self.steps_in_phase += 1
+        delta = np.clip(target - delta_origin_base, -MAX_STEP, MAX_STEP)
+        gripper = self.case.close if name in ("close", "lift", "hold") else self.case.open
+        return np.concatenate([delta, self.align_down(rot), [gripper]]).astype(np.float32)
+
+    def align_down(self, rot: np.ndarray) -> np.ndarray:
+        approach = rot[:, APPROACH_AXIS[self.case.robot]]
+        down = np.array([0.0, 0.0, -1.0])  # base frames are z-up
+        axis = np.cross(approach, down)
+        sin, cos = np.linalg.norm(axis), float(approach @ down)
+        if sin < 1e-9:
+            return np.zeros(3)
+        angle = min(np.arctan2(sin, cos), ROT_STEP)
+        return axis / sin * angle
+
+
+MAX_STEPS = int(sum(n for _, n, _ in PHASES))
+
+
+@dataclasses.dataclass
+class GraspResult:
+    object_z: np.ndarray  # (T+1,) object height per control step
+    lifted_by: float  # final height gain of the object (m)
+    lifted: bool  # gain > 5 cm
+    phases: tuple[str, ...]  # phase of each control step
+
+    @classmethod
+    def from_heights(cls, z, phases):
+        z = np.asarray(z)
+        gain = float(z[-1] - z[0])
+        return cls(z, gain, gain > 0.05, tuple(phases))
+
+
+def _delta_origin(env: RobotEnv, qpos, controller) -> tuple[np.ndarray, np.ndarray]:
+    """The pose the robot's controller applies deltas to (base frame)."""
+    if env.scene.robot.name == "widowx":
+        return np.asarray(controller.ee_target_pos), np.asarray(controller.ee_target_rot)
+    return _tcp_pose(env, qpos)
+
+
+def _tcp_pose(env: RobotEnv, qpos) -> tuple[np.ndarray, np.ndarray]:
+    idx = env.index
+    q = jnp.asarray(np.asarray(qpos)[idx.arm_qpos][idx.ik_in_arm], jnp.float32)
+    p, r, _, _ = kinematics.forward_kinematics(env.chain, q)
+    return np.asarray(p), np.asarray(r)
+
+
+def _tcp_base(env: RobotEnv, qpos) -> np.ndarray:
+    return _tcp_pose(env, qpos)[0]
+
+
+def grasp_point(case: GraspCase, obj_pos_world: np.ndarray) -> np.ndarray:
+    return obj_pos_world + np.array([0.0, 0.0, case.grasp_dz])
+
+
+def run_mjx(env: RobotEnv, case: GraspCase, reset=None, step=None) -> GraspResult:
+    params = env.default_params()
+    reset = reset or jax.jit(env.reset)
+    step = step or jax.jit(env.step)
+    state = reset(params, jax.random.PRNGKey(0))
+    adr = int(env.index.object_qpos[0])
+    obj0 = np.asarray(state.data.qpos)[adr : adr + 3]
+    grasp = grasp_point(case, obj0)
+    heights = [float(obj0[2])]
+    policy = ScriptedGrasp(case, params, grasp)
+    for _ in range(MAX_STEPS):
+        qpos = np.asarray(state.data.qpos)
+        a = policy.action(_tcp_base(env, qpos), _delta_origin(env, qpos, state.controller))
+        if a is None:
+            break
+        state = step(params, state, jnp.asarray(a))
+        heights.append(float(np.asarray(state.data.qpos)[adr + 2]))
+    return GraspResult.from_heights(heights, policy.log)
+
+
+def run_mujoco_c(env: RobotEnv, original_model, case: GraspCase, control_targets=None, reset=None) -> GraspResult:
+    """The same rollout in MuJoCo C on `original_model` (same layout, original geometry)."""
+    params = env.default_params()
+    control_targets = control_targets or jax.jit(env.control_targets)
+    reset = reset or jax.jit(env.reset)
+    state = reset(params, jax.random.PRNGKey(0))
+    ref = MujocoCReference(env, params, original_model)
+    ref.set_state(state.data.qpos, state.data.qvel, state.data.ctrl)
+    controller = state.controller
+    adr = int(env.index.object_qpos[0])
+    obj0 = ref.data.qpos[adr : adr + 3].copy()
+    grasp = grasp_point(case, obj0)
+    heights = [float(obj0[2])]
+    policy = ScriptedGrasp(case, params, grasp)
+    for _ in range(MAX_STEPS):
+        qpos = ref.data.qpos.copy()
+        a = policy.action(_tcp_base(env, qpos), _delta_origin(env, qpos, controller))
+        if a is None:
+            break
+        ctrl_seq, controller = control_targets(
+            params, jnp.asarray(qpos, jnp.float32), jnp.asarray(ref.data.qvel, jnp.float32),
+            controller, jnp.asarray(a),
+        )
+        ref.control_step(ctrl_seq)
+        heights.append(float(ref.data.qpos[adr + 2]))
+    return GraspResult.from_heights(heights, policy.log)
+
+
+def build_pair(robot: str):
+    """(simplified env, original-geometry MuJoCo model, case) for one robot."""
+    case = CASES[robot]
+    env = RobotEnv(build_scene(scene_spec(case, "simplified")))
+    original = build_scene(scene_spec(case, "original")).mj_model
+    return env, original, case

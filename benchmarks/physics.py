@@ -1,7 +1,8 @@
 """Physics throughput: batched MJX control steps against MuJoCo C on the same scene.
 
-For each robot scene (robot, table, one object: the grasp-validation scene) and
-each batch size it measures
+For each robot scene (robot on its table at SIMPLER's placement; hand-table
+contact pairs active; `--with-object` adds the grasp-validation object and its
+pairs) and each batch size it measures
   * MJX: `jit(vmap(env.step))` control steps per second (controller + substeps),
     reported per world-step (one physics substep of one world);
   * MuJoCo C, same model: `mujoco.rollout` single-threaded and on all cores, with
@@ -28,7 +29,15 @@ import time
 import numpy as np
 
 
-def _mjx_child(robot: str, worlds: int, steps: int) -> dict:
+def _scene(robot: str, with_object: bool):
+    from simpler_jax.scenes.scene import build_scene, default_scene
+    from simpler_jax.validation import grasp_lift as gl
+
+    spec = gl.scene_spec(gl.CASES[robot], "simplified") if with_object else default_scene(robot)
+    return build_scene(spec)
+
+
+def _mjx_child(robot: str, worlds: int, steps: int, with_object: bool) -> dict:
     import jax
     import jax.numpy as jnp
 
@@ -36,12 +45,9 @@ def _mjx_child(robot: str, worlds: int, steps: int) -> dict:
     from simpler_jax._xla_setup import enable_compilation_cache
     from simpler_jax.envs import batch_params
     from simpler_jax.envs.robot_env import RobotEnv
-    from simpler_jax.scenes.scene import build_scene
-    from simpler_jax.validation import grasp_lift as gl
 
     enable_compilation_cache()
-    case = gl.CASES[robot]
-    env = RobotEnv(build_scene(gl.scene_spec(case, "simplified")))
+    env = RobotEnv(_scene(robot, with_object), max_steps=10_000)
     params = batch_params(env.default_params(), worlds)
     keys = jax.random.split(jax.random.PRNGKey(0), worlds)
     reset = jax.jit(jax.vmap(env.reset))
@@ -70,16 +76,13 @@ def _mjx_child(robot: str, worlds: int, steps: int) -> dict:
     }
 
 
-def _c_child(robot: str, worlds: int, steps: int, nthread: int) -> dict:
+def _c_child(robot: str, worlds: int, steps: int, nthread: int, with_object: bool) -> dict:
     import mujoco
     from mujoco import rollout
 
     import simpler_jax  # noqa: F401
-    from simpler_jax.scenes.scene import build_scene
-    from simpler_jax.validation import grasp_lift as gl
 
-    case = gl.CASES[robot]
-    scene = build_scene(gl.scene_spec(case, "simplified"))
+    scene = _scene(robot, with_object)
     m = scene.mj_model
     idx = scene.index
     robot_bodies = [b for b in range(m.nbody) if m.body_rootid[b] == m.body_rootid[idx.base_body] and b > 0]
@@ -114,8 +117,8 @@ def _c_child(robot: str, worlds: int, steps: int, nthread: int) -> dict:
     }
 
 
-def _run_child(args: list[str], timeout: float) -> dict | None:
-    cmd = [sys.executable, __file__, "--child", *args]
+def _run_child(args: list[str], timeout: float, with_object: bool) -> dict | None:
+    cmd = [sys.executable, __file__, *(["--with-object"] if with_object else []), "--child", *args]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
     except subprocess.TimeoutExpired:
@@ -131,15 +134,17 @@ def main(argv=None) -> int:
     p.add_argument("--worlds", nargs="+", type=int, default=[1, 64, 256, 1024])
     p.add_argument("--steps", type=int, default=2, help="timed control steps per configuration")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per configuration")
+    p.add_argument("--with-object", action="store_true", help="add the grasp-validation object")
     p.add_argument("--out", default="benchmarks/out/physics.json")
     p.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child is not None:
         kind, robot, worlds, steps = a.child[0], a.child[1], int(a.child[2]), int(a.child[3])
+        obj = a.with_object
         if kind == "mjx":
-            res = _mjx_child(robot, worlds, steps)
+            res = _mjx_child(robot, worlds, steps, obj)
         else:
-            res = _c_child(robot, worlds, steps, int(a.child[4]))
+            res = _c_child(robot, worlds, steps, int(a.child[4]), obj)
         print(json.dumps(res))
         return 0
 
@@ -147,9 +152,9 @@ def main(argv=None) -> int:
     cores = os.cpu_count() or 1
     for robot in a.robots:
         for w in a.worlds:
-            c1 = _run_child(["c", robot, str(w), str(a.steps), "1"], a.timeout)
-            cn = _run_child(["c", robot, str(w), str(a.steps), str(cores)], a.timeout)
-            mj = _run_child(["mjx", robot, str(w), str(a.steps)], a.timeout)
+            c1 = _run_child(["c", robot, str(w), str(a.steps), "1"], a.timeout, a.with_object)
+            cn = _run_child(["c", robot, str(w), str(a.steps), str(cores)], a.timeout, a.with_object)
+            mj = _run_child(["mjx", robot, str(w), str(a.steps)], a.timeout, a.with_object)
             row = {"robot": robot, "worlds": w, "mjx": mj, "c_1thread": c1, f"c_{cores}thread": cn}
             if "error" not in mj and "error" not in c1:
                 row["mjx_over_c1"] = mj["world_steps_per_s"] / c1["world_steps_per_s"]
@@ -167,6 +172,7 @@ def main(argv=None) -> int:
         "versions": {"jax": jax.__version__, "mujoco": mujoco.__version__},
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
         "steps": a.steps,
+        "scene": "robot+table+object" if a.with_object else "robot+table",
         "rows": rows,
     }
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)

@@ -67,6 +67,17 @@ class _RobotWriter:
             self.mesh_names[key] = name
         return self.mesh_names[key]
 
+    def mesh_geom(self, body, name: str, shape: Shape, budget: int | None, group: int):
+        """A massless mesh geom for `shape` at its URDF origin."""
+        g = body.add_geom(name=name)
+        g.type = mujoco.mjtGeom.mjGEOM_MESH
+        g.meshname = self.mesh(shape, budget)
+        g.pos = shape.origin.xyz
+        g.quat = rpy_to_quat(shape.origin.rpy)
+        g.group = group
+        g.density = 0.0
+        return g
+
     def keep(self, urdf: Urdf, link: str) -> bool:
         """Whether a link becomes a body: it has geometry, mass on a moving chain, or kept children."""
         if link in self.config.drop_links:
@@ -102,13 +113,7 @@ class _RobotWriter:
                 budget = cfg.finger_hull_budget if is_hand else cfg.hull_budget
             else:
                 budget = None
-            g = body.add_geom(name=f"{link.name}/collision{i}")
-            g.type = mujoco.mjtGeom.mjGEOM_MESH
-            g.meshname = self.mesh(shape, budget)
-            g.pos = shape.origin.xyz
-            g.quat = rpy_to_quat(shape.origin.rpy)
-            g.group = COLLISION_GROUP
-            g.density = 0.0
+            g = self.mesh_geom(body, f"{link.name}/collision{i}", shape, budget, COLLISION_GROUP)
             g.rgba = [0.5, 0.5, 0.5, 1.0]
             if friction is not None:
                 g.friction = [friction, 0.005, 0.0001]
@@ -121,13 +126,8 @@ class _RobotWriter:
             for i, shape in enumerate(link.visuals):
                 if shape.kind != "mesh":
                     continue
-                g = body.add_geom(name=f"{link.name}/visual{i}")
-                g.type = mujoco.mjtGeom.mjGEOM_MESH
-                g.meshname = self.mesh(shape, None)
-                g.pos = shape.origin.xyz
-                g.quat = rpy_to_quat(shape.origin.rpy)
-                g.group = VISUAL_GROUP
-                g.contype, g.conaffinity, g.density = 0, 0, 0.0
+                g = self.mesh_geom(body, f"{link.name}/visual{i}", shape, None, VISUAL_GROUP)
+                g.contype, g.conaffinity = 0, 0
 
     def body(self, parent, urdf: Urdf, link_name: str, joint: Joint | None):
         link = urdf.links[link_name]

@@ -44,6 +44,7 @@ class SceneSpec:
     objects: tuple[ObjectSpec, ...] = ()
     collision: str = "simplified"
     visuals: bool = False
+    hand_table_contacts: bool = True  # hand links collide with the table
     solver_iterations: int = 20
     # Contact time constant and damping ratio. PhysX contacts are rigid; 5 ms (2.5
     # substeps) is as stiff as MuJoCo integrates stably at 500 Hz, and keeps light
@@ -223,7 +224,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
         moving_arm = [g for g in geoms.arm if spec.geom(g).parent.name not in (
             "link_base", "base_link", "link_wheel_left", "link_wheel_right",
             "link_rear_wheel_left", "link_rear_wheel_right")]
-        for rg in geoms.hand:
+        for rg in geoms.hand if s.hand_table_contacts else ():
             _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
         for names in object_geoms:
             for og in names:

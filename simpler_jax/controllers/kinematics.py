@@ -15,7 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from simpler_jax.utils.rotations import axis_angle_to_mat, mat_to_axis_angle, quat_to_mat
+from simpler_jax.data.rotations import quat_wxyz_to_matrix
+from simpler_jax.utils.rotations import axis_angle_to_mat, mat_to_axis_angle
 
 
 @flax.struct.dataclass
@@ -29,7 +30,7 @@ class Chain:
 
 
 def make_chain(index) -> Chain:
-    rot = np.stack([np.asarray(quat_to_mat(jnp.asarray(q))) for q in index.chain_quat])
+    rot = quat_wxyz_to_matrix(np.asarray(index.chain_quat))
     return Chain(
         np.asarray(index.chain_pos), rot, np.asarray(index.chain_axis),
         tuple(int(j) for j in index.chain_joint),

@@ -34,7 +34,8 @@ class RobotGeoms:
     """Names of the collision geoms a robot added, by role."""
 
     hand: tuple[str, ...]
-    arm: tuple[str, ...]
+    arm: tuple[str, ...]  # on moving links
+    static: tuple[str, ...]  # on links fixed to the world (the base): never paired
     by_link: dict[str, tuple[str, ...]]
 
 
@@ -52,6 +53,8 @@ class _RobotWriter:
         self.mesh_names: dict[tuple, str] = {}
         self.hand: list[str] = []
         self.arm: list[str] = []
+        self.static: list[str] = []
+        self.urdf: Urdf | None = None
         self.by_link: dict[str, list[str]] = {}
 
     def mesh(self, shape: Shape, budget: int | None) -> str:
@@ -120,7 +123,12 @@ class _RobotWriter:
             if self.collision == "simplified":
                 g.contype, g.conaffinity = 0, 0
             names.append(g.name)
-        (self.hand if is_hand else self.arm).extend(names)
+        if is_hand:
+            self.hand.extend(names)
+        elif self._moves(self.urdf, link.name):
+            self.arm.extend(names)
+        else:
+            self.static.extend(names)
         self.by_link[link.name] = tuple(names)
         if self.visuals:
             for i, shape in enumerate(link.visuals):
@@ -179,6 +187,7 @@ def add_robot(
     """
     urdf = read_urdf(pathlib.Path(asset_root) / (urdf_rel or config.urdf))
     writer = _RobotWriter(spec, config, asset_root, collision, visuals)
+    writer.urdf = urdf
     root = writer.body(spec.worldbody, urdf, urdf.root, None)
     root.pos = np.asarray(base_pos, float)
     root.quat = np.asarray(base_quat, float)
@@ -188,4 +197,4 @@ def add_robot(
     for link in config.finger_links + (config.ee_link,):
         if spec.body(link) is None:
             raise ValueError(f"{config.name}: URDF has no link {link!r}")
-    return RobotGeoms(tuple(writer.hand), tuple(writer.arm), writer.by_link)
+    return RobotGeoms(tuple(writer.hand), tuple(writer.arm), tuple(writer.static), writer.by_link)

@@ -202,7 +202,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     # Original mode: robot (type 2) touches the environment (type 1), not itself.
     env_type, env_aff = (1, 3) if original else (0, 0)
     if original:
-        for name in geoms.hand + geoms.arm:
+        for name in geoms.hand + geoms.arm + geoms.static:
             spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
     table = _add_table(spec, s, env_type, env_aff)
     floor = _add_floor(spec, env_type, env_aff)
@@ -221,16 +221,13 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
         finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
         torsion = (2.0 / 3.0) * cfg.finger_patch_radius
         mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
-        moving_arm = [g for g in geoms.arm if spec.geom(g).parent.name not in (
-            "link_base", "base_link", "link_wheel_left", "link_wheel_right",
-            "link_rear_wheel_left", "link_rear_wheel_right")]
         for rg in geoms.hand if s.hand_table_contacts else ():
             _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
         for names in object_geoms:
             for og in names:
                 _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None, s)
                 _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
-                for rg in geoms.hand + tuple(moving_arm):
+                for rg in geoms.hand + geoms.arm:
                     _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
                               torsion if rg in finger_geoms else None, s)
         for i, a in enumerate(object_geoms):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# Quaternion <-> matrix conversions live with the data loaders' rotation helpers.
+from simpler_jax.data.rotations import matrix_to_quat_wxyz as mat_to_quat  # noqa: F401
+from simpler_jax.data.rotations import quat_wxyz_to_matrix as quat_to_mat  # noqa: F401
+
 
 def rpy_to_quat(rpy) -> np.ndarray:
     """URDF roll-pitch-yaw (R = Rz(y) Ry(p) Rx(r)) to a wxyz quaternion."""
@@ -19,49 +23,6 @@ def rpy_to_quat(rpy) -> np.ndarray:
             cr * cp * sy - sr * sp * cy,
         ]
     )
-
-
-def quat_mul(a, b) -> np.ndarray:
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return np.array(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ]
-    )
-
-
-def quat_to_mat(q) -> np.ndarray:
-    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-
-
-def mat_to_quat(m) -> np.ndarray:
-    m = np.asarray(m, dtype=float)
-    tr = np.trace(m)
-    if tr > 0:
-        s = np.sqrt(tr + 1.0) * 2
-        q = [0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        q = [(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
-    elif m[1, 1] > m[2, 2]:
-        s = np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s]
-    else:
-        s = np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    return q / np.linalg.norm(q) * (1 if q[0] >= 0 else -1)
 
 
 def yaw_quat(yaw: float) -> np.ndarray:

@@ -5,3 +5,7 @@ from simpler_jax._xla_setup import apply_cpu_flags as _apply_cpu_flags
 _apply_cpu_flags()
 
 __version__ = "0.1.0"
+
+from simpler_jax.registry import list_tasks, make  # noqa: E402
+
+__all__ = ["list_tasks", "make", "__version__"]

@@ -28,6 +28,7 @@ from simpler_jax.controllers import google_robot as google_ctrl
 from simpler_jax.controllers import kinematics
 from simpler_jax.controllers import widowx as widowx_ctrl
 from simpler_jax.envs import drives
+from simpler_jax.envs.controller_params import read_controller_params
 from simpler_jax.envs.params import Params, default_params
 from simpler_jax.envs.state import State, zeros_controller
 from simpler_jax.scenes.scene import Scene
@@ -39,8 +40,16 @@ _CONTROLLERS = {"google_robot": google_ctrl.control_targets, "widowx": widowx_ct
 class RobotEnv:
     """A SIMPLER robot scene as pure functions (static model, per-world `Params`)."""
 
-    def __init__(self, scene: Scene, max_steps: int = 80, auto_reset: bool = False):
+    def __init__(self, scene: Scene, max_steps: int = 80, auto_reset: bool = False,
+                 controller_params=None):
+        """`controller_params`: a SysID parameters file (see
+        `simpler_jax.envs.controller_params`) whose arm gains replace SIMPLER's in
+        `default_params()`."""
         self.scene = scene
+        self._gain_overrides = {}
+        if controller_params is not None:
+            self._gain_overrides = read_controller_params(
+                controller_params, scene.robot.name, scene.robot.arm_joints)
         self.index = scene.index
         self.chain = kinematics.make_chain(scene.index)
         self.max_steps = int(max_steps)
@@ -67,7 +76,8 @@ class RobotEnv:
 
     # ------------------------------------------------------------------ model
     def default_params(self) -> Params:
-        return default_params(self.scene)
+        params = default_params(self.scene)
+        return params.replace(**{k: jnp.asarray(v) for k, v in self._gain_overrides.items()})
 
     def model(self, params: Params) -> mjx.Model:
         """The MJX model of one world with the per-world parameters written in."""
@@ -190,10 +200,15 @@ class RobotEnv:
         return new
 
 
-def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False, **scene_kw) -> RobotEnv:
-    """A robot scene environment by robot name (`google_robot` or `widowx`)."""
+def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False,
+                   controller_params=None, **scene_kw) -> RobotEnv:
+    """A robot scene environment by robot name (`google_robot` or `widowx`).
+
+    `controller_params`: path of a SysID parameters file to use instead of SIMPLER's gains.
+    """
     from simpler_jax.scenes.scene import ROBOTS, build_scene, default_scene
 
     if robot not in ROBOTS:
         raise ValueError(f"unknown robot {robot!r}; allowed: {sorted(ROBOTS)}")
-    return RobotEnv(build_scene(default_scene(robot, tuple(objects), **scene_kw)), max_steps, auto_reset)
+    return RobotEnv(build_scene(default_scene(robot, tuple(objects), **scene_kw)), max_steps, auto_reset,
+                    controller_params=controller_params)

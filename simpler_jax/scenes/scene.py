@@ -57,12 +57,26 @@ class SceneSpec:
     # then eject it. dmax 0.9999 keeps the penetration below a millimetre.
     contact_solimp: tuple[float, ...] = (0.99, 0.9999, 0.001, 0.5, 2.0)
     ls_iterations: int = 10
+    # Physics frequency override (Hz); None = the robot's evaluation frequency. SysID
+    # runs the Google Robot at 252 Hz as the original (SIMPLER_SPEC.md §10.2).
+    sim_freq: int | None = None
+    # Joint-limit constraints. SysID turns them off: its open-loop replays stay inside
+    # the limits (checked by `simpler_jax.sysid`), and without constraint rows MJX
+    # skips its iterative solver, which reverse-mode differentiation cannot pass.
+    joint_limits: bool = True
 
     @property
     def robot_config(self) -> RobotConfig:
         if self.robot not in ROBOTS:
             raise ValueError(f"unknown robot {self.robot!r}; allowed: {sorted(ROBOTS)}")
-        return ROBOTS[self.robot]
+        cfg = ROBOTS[self.robot]
+        if self.sim_freq is None or self.sim_freq == cfg.sim_freq:
+            return cfg
+        if self.sim_freq <= 0 or self.sim_freq % cfg.control_freq:
+            raise ValueError(
+                f"sim_freq {self.sim_freq} must be a positive multiple of the control "
+                f"frequency {cfg.control_freq} Hz of {self.robot}")
+        return dataclasses.replace(cfg, sim_freq=int(self.sim_freq))
 
     def camera_spec(self) -> CameraSpec:
         if self.robot == "google_robot":
@@ -192,6 +206,8 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
     spec.option.iterations = s.solver_iterations
     spec.option.ls_iterations = s.ls_iterations
+    if not s.joint_limits:
+        spec.option.disableflags |= mujoco.mjtDisableBit.mjDSBL_LIMIT
     spec.add_material(name="default")  # mjx.ray needs at least one material
     base_z = cfg.base_height if s.base_z is None else s.base_z
     geoms = add_robot(

@@ -1,0 +1,50 @@
+"""`simpler_jax.make(name, **overrides)` and `simpler_jax.list_tasks()`.
+
+Every environment is registered under a name with a builder taking keyword
+overrides. Until the SIMPLER tasks land (their SimplerEnv names will be registered
+here), the registry holds the robot-only scenes of the environment core:
+`google_robot` and `widowx` (robot at its SIMPLER placement on the table). Common
+overrides: `max_steps`, `auto_reset`, `controller_params` (a SysID parameters file
+written by `python -m simpler_jax.sysid`), `assets`-free scene options of
+`simpler_jax.scenes.scene.SceneSpec`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable, Dict
+
+_REGISTRY: Dict[str, Callable] = {}
+
+
+def register(name: str, builder: Callable) -> None:
+    if name in _REGISTRY:
+        raise ValueError(f"environment {name!r} is already registered")
+    _REGISTRY[name] = builder
+
+
+def list_tasks() -> list[str]:
+    """Names `make` accepts, sorted."""
+    return sorted(_REGISTRY)
+
+
+def make(name: str, **overrides):
+    """Build the environment registered as `name`; unknown names list the known ones."""
+    if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown task {name!r}{hint} known: {list_tasks()}")
+    return _REGISTRY[name](**overrides)
+
+
+def _robot_scene(robot: str) -> Callable:
+    def build(**overrides):
+        from simpler_jax.envs.robot_env import make_robot_env
+
+        return make_robot_env(robot, **overrides)
+
+    return build
+
+
+register("google_robot", _robot_scene("google_robot"))
+register("widowx", _robot_scene("widowx"))

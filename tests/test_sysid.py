@@ -187,15 +187,16 @@ def test_replays_stay_inside_the_joint_limits(widowx_sysid):
 
 def test_gradient_is_finite_and_matches_finite_differences(widowx_sysid):
     w = widowx_sysid
-    g0 = jnp.asarray(w.true * 0.85, jnp.float32)
+    # Off the valley K_i / D_i = true (where the sum-of-norms loss has a kink).
+    g0 = jnp.asarray(w.true * np.r_[0.85 * np.ones(6), 1.1 * np.ones(6)], jnp.float32)
     f = jax.jit(lambda g: w.sim.objective(g, w.synthetic))
     grad = jax.jit(jax.grad(lambda g: w.sim.objective(g, w.synthetic)))(g0)
     assert np.all(np.isfinite(grad)) and float(jnp.linalg.norm(grad)) > 0
     v = np.zeros(12, np.float32)
     v[0] = 1.0
-    h = 0.01 * float(g0[0])
+    h = 0.005 * float(g0[0])
     fd = (float(f(g0 + h * v)) - float(f(g0 - h * v))) / (2 * h)
-    assert float(grad[0]) == pytest.approx(fd, rel=0.25, abs=1e-8)
+    assert float(grad[0]) == pytest.approx(fd, rel=0.2, abs=1e-8)
 
 
 def test_anneal_then_gradient_recover_synthetic_gains(widowx_sysid):

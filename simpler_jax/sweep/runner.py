@@ -1,0 +1,127 @@
+"""`run(config)`: the resumable sweep loop.
+
+1. Claim the output folder (`store.claim_folder`: write `sweep_config.json`, or
+   refuse a folder started with another config).
+2. Read `results.jsonl` (a cut-off last line is dropped and cut from the file);
+   the episodes there are done.
+3. For each chunk of the grid (canonical order) with an episode not done: run the
+   whole chunk (same worlds, same compiled call as an uninterrupted sweep), append
+   the missing episodes' lines, fsync, append a timing line, call `on_chunk_done`.
+4. Put `results.jsonl` in canonical order if it is not (only a damaged or
+   hand-edited file can need it), write `summary.json` from all its lines.
+
+Results are deterministic (same config -> same numbers), and lines are written in
+canonical order, so a resumed sweep's `results.jsonl` is byte-identical to an
+uninterrupted one, without sorting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import platform
+from typing import Callable
+
+from simpler_jax.sweep import grid, store
+from simpler_jax.sweep.config import SweepConfig
+from simpler_jax.sweep.table import summary_table
+
+
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]"  # episodes/s
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkDone:
+    """What `on_chunk_done` receives after a chunk's lines are on disk.
+
+    chunk: the grid chunk; rows: the lines it appended; chunks_done: chunks run
+    so far by this call; episodes_done: lines now in results.jsonl.
+    """
+
+    chunk: grid.Chunk
+    rows: list
+    chunks_done: int
+    episodes_done: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepResult:
+    out: pathlib.Path
+    rows: list          # every result line, canonical order
+    table: list         # summary_table(rows)
+    skipped: int        # episodes already in results.jsonl when the sweep started
+    ran: int            # episodes this call ran
+    dropped_bytes: int  # cut-off bytes removed from the end of results.jsonl
+
+
+def run(config: SweepConfig, *, on_chunk_done: Callable[[ChunkDone], None] | None = None,
+        progress: bool = True) -> SweepResult:
+    """Run (or resume) `config`'s sweep into `config.out`; see the module docstring.
+
+    Raises ConfigError if `config.out` holds another sweep, ResultsFileError if
+    its results.jsonl is damaged, MissingAssetError if there is work to do and no
+    assets. An exception from `on_chunk_done` stops the sweep with every finished
+    chunk already on disk (resume by calling again).
+    """
+    out = pathlib.Path(config.out)
+    store.claim_folder(out, config.identity())
+    results = out / store.RESULTS_FILE
+    rows, dropped = store.read_results(results, repair=True)
+    rows = store.canonical_rows(rows, config)
+    done = {grid.key_of(r) for r in rows}
+    todo = grid.pending(grid.plan(config), done)
+    assets = None
+    if todo:
+        from tqdm import tqdm
+
+        from simpler_jax.assets import asset_root
+        from simpler_jax.sweep import physics
+
+        assets = asset_root(config.assets)  # fails early, naming the setting, if assets are missing
+        bar = tqdm(total=config.num_episodes, initial=len(done), unit=" episodes", desc="sweep",
+                   dynamic_ncols=True, disable=not progress, bar_format=BAR_FORMAT)
+        try:
+            n_done = len(done)
+            for i, (chunk, missing) in enumerate(todo):
+                bar.set_postfix_str(f"{chunk.task} seed {chunk.seed} chunk {chunk.index}")
+                compiled = physics.get_env(chunk.task, assets, config.chunk)
+                chunk_rows, timing = physics.run_chunk(compiled, chunk, config)
+                want = set(missing)
+                new = [r for r in chunk_rows if grid.key_of(r) in want]
+                store.append_rows(results, new)
+                store.append_timing(out / store.TIMING_FILE, timing)
+                n_done += len(new)
+                bar.update(len(new))
+                if on_chunk_done is not None:
+                    on_chunk_done(ChunkDone(chunk, new, i + 1, n_done))
+        finally:
+            bar.close()
+    all_rows = store.make_canonical(results, config)
+    table = summary_table(all_rows, config, store.read_timing(out / store.TIMING_FILE))
+    store.write_json_atomic(out / store.SUMMARY_FILE, _summary(config, assets, all_rows, table))
+    return SweepResult(out, all_rows, table, len(done), len(all_rows) - len(done), dropped)
+
+
+def _summary(config: SweepConfig, assets, rows: list, table: list) -> dict:
+    import jax
+    import mujoco
+    import numpy as np
+
+    import simpler_jax
+
+    return {
+        "config": config.identity() | {"out": config.out, "assets": None if assets is None else str(assets)},
+        "versions": {"simpler_jax": simpler_jax.__version__, "jax": jax.__version__,
+                     "mujoco": mujoco.__version__, "numpy": np.__version__,
+                     "python": platform.python_version()},
+        "device": str(jax.devices()[0]),
+        "seeds": {
+            "seeds": list(config.seeds),
+            "gains": "np.random.default_rng([seed, episode_id]).uniform(1 - spread, 1 + spread, 2)"
+                     " -> (stiffness, damping) factors",
+            "reset_keys": "jax.random.fold_in(jax.random.PRNGKey(seed), episode_id)",
+        },
+        "episodes": {"done": len(rows), "expected": config.num_episodes},
+        "success_rule": f"finite physics and final TCP error < {config.success_threshold_mm:g} mm",
+        "table": table,
+    }

@@ -172,7 +172,10 @@ def _pulse(delta, jmax, amax):
     """Jerk pulse changing the velocity by ``delta >= 0``: (Tj, Tc), total 2*Tj + Tc."""
     delta = jnp.maximum(delta, 0.0)
     saturated = delta * jmax >= amax * amax
-    tj = jnp.where(saturated, amax / jmax, jnp.sqrt(delta / jmax))
+    # Double `where` keeps the value exact at 0 and the gradient finite (sqrt'(0) = inf).
+    positive = delta > 0
+    root = jnp.where(positive, jnp.sqrt(jnp.where(positive, delta, 1.0) / jmax), 0.0)
+    tj = jnp.where(saturated, amax / jmax, root)
     tc = jnp.where(saturated, jnp.maximum(delta / amax - amax / jmax, 0.0), 0.0)
     return tj, tc
 

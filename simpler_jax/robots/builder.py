@@ -29,6 +29,14 @@ VISUAL_GROUP = 2
 COLLISION_GROUP = 3
 
 
+# Joint limits as stiff as MuJoCo integrates stably. PhysX articulation limits are
+# hard; with MuJoCo's default limit softness (20 ms, impedance 0.9-0.95) a 100 N*m
+# drive pushes the light Google wrist 0.37 rad past its range (SysID replays of the
+# fractal data do reach it). These keep the overshoot to milliradians.
+LIMIT_SOLREF = (0.005, 1.0)
+LIMIT_SOLIMP = (0.99, 0.9999, 0.001, 0.5, 2.0)
+
+
 @dataclasses.dataclass(frozen=True)
 class RobotGeoms:
     """Names of the collision geoms a robot added, by role."""
@@ -154,6 +162,8 @@ class _RobotWriter:
                 if joint.type != "continuous" and np.isfinite([joint.lower, joint.upper]).all():
                     j.range = [joint.lower, joint.upper]
                     j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+                    j.solref_limit = list(LIMIT_SOLREF)
+                    j.solimp_limit = list(LIMIT_SOLIMP)
         body.explicitinertial = True  # URDF inertia only; geoms carry no mass
         if link.inertial is not None and link.inertial.mass > 0:
             body.mass = link.inertial.mass

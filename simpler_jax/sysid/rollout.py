@@ -34,6 +34,13 @@ SYSID_SIM_FREQ = {"google_robot": 252, "widowx": 500}
 SYSID_OTHER_JOINT_GAINS = {"google_robot": (2000.0, 600.0)}
 """(stiffness, damping) of driven joints SysID does not fit (the Google head)."""
 
+SYSID_SOLVER_ITERATIONS = 1
+"""Constraint-solver iterations in the SysID scene. Its only constraints are joint
+limits (the Google wrist reaches its limit in 8 of the first 40 fractal episodes);
+MJX runs more than one iteration in a `while_loop`, which reverse-mode autodiff
+cannot pass, and one Newton iteration solves these few limit rows (the losses
+differ from 20 iterations by less than 1e-4, benchmarks/RESULTS.md)."""
+
 PLACEMENT_IK_ITERATIONS = 1000
 PLACEMENT_WARN_ERROR = 0.02  # the original warns above this initial error
 
@@ -50,10 +57,11 @@ class Placement:
 class SysIDSim:
     """One robot's SysID simulator; `losses(gains, batch)` is the compiled objective."""
 
-    def __init__(self, robot: str, sim_freq: int | None = None, assets=None, joint_limits: bool = False):
+    def __init__(self, robot: str, sim_freq: int | None = None, assets=None, joint_limits: bool = True,
+                 solver_iterations: int = SYSID_SOLVER_ITERATIONS):
         freq = SYSID_SIM_FREQ.get(robot) if sim_freq is None else sim_freq
-        spec = SceneSpec(robot, (0.0, 0.0), base_yaw=0.0, base_z=1.0,
-                         hand_table_contacts=False, sim_freq=freq, joint_limits=joint_limits)
+        spec = SceneSpec(robot, (0.0, 0.0), base_yaw=0.0, base_z=1.0, hand_table_contacts=False,
+                         sim_freq=freq, joint_limits=joint_limits, solver_iterations=solver_iterations)
         self.robot = robot
         self.env = RobotEnv(build_scene(spec, assets), max_steps=1 << 30)
         self.scene = self.env.scene
@@ -122,9 +130,9 @@ class SysIDSim:
     def limit_excess(self, arm_q, mask) -> np.ndarray:
         """(...,) largest excursion (rad) of any arm joint beyond its limit in each replay.
 
-        arm_q: (..., T, A) from `rollout`; mask: (..., T). Zero means the replay never
-        reaches a joint limit, so turning the limit constraints off (the default
-        here) does not change it.
+        arm_q: (..., T, A) from `rollout`; mask: (..., T). With the limits on (the
+        default) this is the constraint's soft penetration, a few milliradians at
+        most; with `joint_limits=False` it says how far the replay left the range.
         """
         q = np.asarray(arm_q)
         lo, hi = self._arm_range[:, 0], self._arm_range[:, 1]

@@ -54,7 +54,7 @@ def mat_to_axis_angle(r: jnp.ndarray) -> jnp.ndarray:
     """Log map (..., 3, 3) -> (..., 3) rotation vector, via the quaternion (stable near 0 and pi)."""
     q = mat_to_quat(r)
     vec = q[..., 1:]
-    s = jnp.linalg.norm(vec, axis=-1, keepdims=True)
+    s = jnp.sqrt(jnp.sum(vec * vec, axis=-1, keepdims=True) + 1e-30)  # finite gradient at 0
     angle = 2.0 * jnp.arctan2(s, q[..., :1])
     scale = jnp.where(s < 1e-12, 2.0, angle / jnp.maximum(s, 1e-12))
     return vec * scale

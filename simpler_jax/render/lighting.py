@@ -1,0 +1,43 @@
+"""Lambert shading with an ambient term and L directional lights.
+
+colour = albedo * (ambient + sum_l colour_l * max(0, n . -dir_l) / pi), clipped to [0, 1].
+The 1/pi is the Lambert BRDF, as in SAPIEN's physically based shaders, so SAPIEN's
+light intensities can be used as they are. Normals are flat (per triangle) and
+turned towards the camera (two-sided). No shadows, no specular term.
+"""
+
+from __future__ import annotations
+
+import flax.struct
+import jax.numpy as jnp
+import numpy as np
+
+
+@flax.struct.dataclass
+class Lighting:
+    ambient: jnp.ndarray  # (3,) rgb
+    directions: jnp.ndarray  # (L, 3) direction the light travels, world frame
+    colors: jnp.ndarray  # (L, 3) rgb intensity
+
+
+def make_lighting(ambient, lights) -> Lighting:
+    """ambient: scalar or (3,); lights: [(direction (3,), intensity scalar or (3,)), ...]."""
+    dirs = np.array([np.asarray(d, float) / np.linalg.norm(d) for d, _ in lights], np.float32).reshape(-1, 3)
+    cols = np.array([np.broadcast_to(np.asarray(c, float), (3,)) for _, c in lights], np.float32).reshape(-1, 3)
+    return Lighting(jnp.asarray(np.broadcast_to(np.asarray(ambient, np.float32), (3,))),
+                    jnp.asarray(dirs), jnp.asarray(cols))
+
+
+def simpler_default_lighting() -> Lighting:
+    """SIMPLER's default scene lighting (SIMPLER_SPEC.md §2.2 "default"): ambient 0.3,
+    directional [0,0,-1]: 2.2, [-1,-0.5,-1]: 0.7, [1,1,-1]: 0.7."""
+    return make_lighting(0.3, [((0, 0, -1), 2.2), ((-1, -0.5, -1), 0.7), ((1, 1, -1), 0.7)])
+
+
+def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, lighting: Lighting) -> jnp.ndarray:
+    """albedo (..., 3), normal (..., 3) unit, view_dir (..., 3) camera -> point -> rgb (..., 3) in [0, 1]."""
+    facing = jnp.sum(normal * view_dir, -1, keepdims=True)
+    n = jnp.where(facing > 0, -normal, normal)  # two-sided: face the camera
+    cos = jnp.maximum(0.0, -jnp.einsum("...k,lk->...l", n, lighting.directions))  # (..., L)
+    irradiance = lighting.ambient + jnp.einsum("...l,lc->...c", cos, lighting.colors) / jnp.pi
+    return jnp.clip(albedo * irradiance, 0.0, 1.0)

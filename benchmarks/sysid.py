@@ -9,6 +9,7 @@ Parts (each prints a table and writes benchmarks/out/sysid_<part>_<robot>.json):
               (real commands, real first poses) fitted back from the original's
               search init: annealing alone, then annealing + gradient. Reports the
               loss and each gain's relative error.
+  published   SIMPLER's published gains scored on every episode of --data.
   real        the full CLI fit (`simpler_jax.sysid.fit`) on a real file with a
               train/held-out split: held-out loss of the fitted gains against
               SIMPLER's published gains in our simulator, time for the annealing
@@ -117,9 +118,7 @@ def part_synthetic(a) -> dict:
 
 
 def part_real(a) -> dict:
-    from simpler_jax.data import load_episodes
-    from simpler_jax.sysid import AnnealConfig, FitConfig, GradConfig, SysIDSim, fit
-    from simpler_jax.sysid.fit import trajectories
+    from simpler_jax.sysid import AnnealConfig, FitConfig, GradConfig, fit
     from simpler_jax.sysid.report import summary_dict, write_outputs
 
     config = FitConfig(
@@ -144,19 +143,27 @@ def part_real(a) -> dict:
         "joint_limit_excess_max_rad": result.limit_excess_max, "outputs": str(out_dir),
     }
     if a.all_episodes_published:
-        sim = SysIDSim(a.robot)
-        eps = load_episodes(a.data)
-        batch, placed = sim.prepare(eps, a.max_steps)
-        _, losses, excess = trajectories(sim, sim.published_gains()[None], batch)
-        res["published_loss_all_episodes"] = {"episodes": len(eps), "loss": float(losses.mean()),
-                                              "placement_error_max": float(placed.error.max()),
-                                              "joint_limit_excess_max_rad": float(excess.max())}
+        res["published_loss_all_episodes"] = part_published(a)
     return res
+
+
+def part_published(a) -> dict:
+    """SIMPLER's published gains scored on every episode of the file."""
+    from simpler_jax.data import load_episodes
+    from simpler_jax.sysid import SysIDSim
+    from simpler_jax.sysid.fit import trajectories
+
+    sim = SysIDSim(a.robot)
+    eps = load_episodes(a.data)
+    batch, placed = sim.prepare(eps, a.max_steps)
+    _, losses, excess = trajectories(sim, sim.published_gains()[None], batch)
+    return {"episodes": len(eps), "steps": int(np.asarray(batch.mask).sum()), "loss": float(losses.mean()),
+            "placement_error_max": float(placed.error.max()), "joint_limit_excess_max_rad": float(excess.max())}
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--part", choices=("throughput", "synthetic", "real"), required=True)
+    p.add_argument("--part", choices=("throughput", "synthetic", "real", "published"), required=True)
     p.add_argument("--robot", choices=sorted(DEFAULT_DATA), default="widowx")
     p.add_argument("--data", default=None)
     p.add_argument("--episodes", default=None, help="episode selection for 'real', e.g. 0:40")
@@ -185,7 +192,9 @@ def main(argv=None) -> int:
     a.out = a.out or f"benchmarks/out/sysid_{a.part}_{a.robot}.json"
     _setup()
     t = time.perf_counter()
-    res = {"throughput": part_throughput, "synthetic": part_synthetic, "real": part_real}[a.part](a)
+    parts = {"throughput": part_throughput, "synthetic": part_synthetic, "real": part_real,
+             "published": part_published}
+    res = parts[a.part](a)
     doc = {"part": a.part, "robot": a.robot, "data": a.data, "device": _device(),
            "args": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(a).items()},
            "wall_s": time.perf_counter() - t, "date": time.strftime("%Y-%m-%d"), "result": res}
@@ -202,6 +211,8 @@ def _table(doc) -> dict:
     if doc["part"] == "throughput":
         return {f"{row['candidates_per_call']}/call evals/s": round(row["evals_per_s"], 2) for row in r["rows"]} | {
             "batched/single": round(r["batched_over_single"], 2)}
+    if doc["part"] == "published":
+        return r
     if doc["part"] == "synthetic":
         return {k: {"loss": r[k]["loss"], "max_rel_gain_error": round(r[k]["max_rel_gain_error"], 3)}
                 for k in ("anneal", "anneal+grad")}

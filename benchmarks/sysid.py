@@ -82,14 +82,14 @@ def part_throughput(a) -> dict:
 def part_synthetic(a) -> dict:
     from simpler_jax.data import load_episodes
     from simpler_jax.sysid import AnnealConfig, GradConfig, SysIDSim, anneal, refine, search_space, synthetic_batch
-    from simpler_jax.sysid.fit import CandidateScorer
+    from simpler_jax.sysid.fit import CandidateScorer, candidates_per_call
 
     sim = SysIDSim(a.robot)
     real, _ = sim.prepare(load_episodes(a.data)[: a.num_episodes], a.max_steps)
     true = sim.published_gains()
     batch = synthetic_batch(sim, real, true)
     space = search_space(a.robot)
-    scorer = CandidateScorer(sim, batch, a.chains)
+    scorer = CandidateScorer(sim, batch, candidates_per_call(None, a.chains, batch.num_episodes))
     cfg = AnnealConfig(num_chains=a.chains, iterations=a.iterations, round_fractions=a.rounds, seed=a.seed)
     t = time.perf_counter()
     ann = anneal(scorer, space.box, space.init_gains, cfg)

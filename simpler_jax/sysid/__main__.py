@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=parse_fractions, default=ROUND_FRACTIONS,
                    help=f"box width of each round relative to the first (default {','.join(map(str, ROUND_FRACTIONS))})")
     p.add_argument("--candidates-per-call", type=int, default=None,
-                   help="candidates per compiled call (default: --chains); lower it to fit memory")
+                   help="candidates per compiled call (default: --chains on an accelerator; on CPU as "
+                        "many as keep a call within 64 worlds, as XLA:CPU can deadlock on large batches)")
     p.add_argument("--grad-steps", type=int, default=20)
     p.add_argument("--lr", type=float, default=0.02, help="Adam learning rate on log-gains")
     p.add_argument("--init", choices=("search", "published"), default="search",

@@ -24,6 +24,20 @@ from simpler_jax.sysid.rollout import PLACEMENT_WARN_ERROR, SysIDSim
 from simpler_jax.sysid.search_space import search_space
 
 METHODS = ("anneal", "grad", "anneal+grad")
+CPU_WORLDS_PER_CALL = 64
+"""On CPU at most this many worlds (candidates x episodes) per compiled call: XLA:CPU
+(jax 0.10) intermittently deadlocks on the first run of large batches
+(MJX_NOTES.md, CPU pitfalls); a 640-world SysID call hung here."""
+
+
+def candidates_per_call(requested: int | None, num_chains: int, num_episodes: int) -> int:
+    """Chunk size of candidate scoring: as requested, else all chains (accelerators)
+    or as many as keep CPU calls within `CPU_WORLDS_PER_CALL` worlds."""
+    if requested is not None:
+        return int(requested)
+    if jax.default_backend() == "cpu":
+        return max(1, min(num_chains, CPU_WORLDS_PER_CALL // max(num_episodes, 1)))
+    return num_chains
 ROBOT_DATASETS = {"google_robot": ("fractal_npz", "fractal_rlds"), "widowx": ("bridge_dataset", "bridge_oxe")}
 
 
@@ -39,7 +53,7 @@ class FitConfig:
     sim_freq: int | None = None  # default: the original's SysID frequency
     anneal: AnnealConfig = AnnealConfig()
     grad: grad_lib.GradConfig = grad_lib.GradConfig()
-    candidates_per_call: int | None = None  # default: anneal.num_chains
+    candidates_per_call: int | None = None  # default: see `candidates_per_call`
     init: str = "search"  # 'search' (the original's init point) or 'published'
     assets: str | None = None
 
@@ -118,12 +132,18 @@ class CandidateScorer:
 
 def trajectories(sim: SysIDSim, gain_sets: np.ndarray, batch: EpisodeBatch):
     """Per gain set (G of them): simulated TCP positions p (G,E,T,3), episode losses
-    (G,E) and the largest joint-limit excursion per episode (G,E)."""
-    fn = jax.jit(jax.vmap(jax.vmap(sim.rollout, (None, 0, 0)), (0, None, None)))
-    p, r, q = fn(jnp.asarray(gain_sets, jnp.float32), batch.action, batch.init_qpos)
-    err = loss_lib.pose_error(p, r, jnp.asarray(batch.position)[None], jnp.asarray(batch.rotation)[None])
-    losses = np.asarray(loss_lib.episode_losses(err, jnp.asarray(batch.mask)[None]))
-    return np.asarray(p), losses, sim.limit_excess(q, np.asarray(batch.mask)[None])
+    (G,E) and the largest joint-limit excursion per episode (G,E). One compiled call
+    per gain set (E worlds)."""
+    fn = jax.jit(jax.vmap(sim.rollout, (None, 0, 0)))
+    ps, losses, excess = [], [], []
+    mask = np.asarray(batch.mask)
+    for gains in np.asarray(gain_sets, np.float32):
+        p, r, q = fn(jnp.asarray(gains), batch.action, batch.init_qpos)
+        err = loss_lib.pose_error(p, r, jnp.asarray(batch.position), jnp.asarray(batch.rotation))
+        ps.append(np.asarray(p))
+        losses.append(np.asarray(loss_lib.episode_losses(err, jnp.asarray(mask))))
+        excess.append(sim.limit_excess(q, mask))
+    return np.stack(ps), np.stack(losses), np.stack(excess)
 
 
 def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], None]] | None = None,
@@ -150,7 +170,7 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
     anneal_res = grad_res = None
     current = init
     if "anneal" in config.method:
-        chunk = config.candidates_per_call or config.anneal.num_chains
+        chunk = candidates_per_call(config.candidates_per_call, config.anneal.num_chains, train.num_episodes)
         scorer = CandidateScorer(sim, train, chunk)
         total = 1 + len(config.anneal.round_fractions) * config.anneal.iterations * config.anneal.num_chains
         update = progress("anneal", total, "cand") if progress else None

@@ -125,10 +125,10 @@ def part_real(a) -> dict:
         robot=a.robot, data=a.data, episodes=a.episodes, method="anneal+grad", holdout_fraction=a.holdout,
         split_seed=0, max_steps=a.max_steps,
         anneal=AnnealConfig(num_chains=a.chains, iterations=a.iterations, round_fractions=a.rounds, seed=a.seed),
-        grad=GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10),
+        grad=GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10), init=a.init,
     )
     result = fit(config, log=lambda m: print(m, file=sys.stderr))
-    out_dir = pathlib.Path(a.out).parent / f"sysid_real_{a.robot}"
+    out_dir = pathlib.Path(a.out).with_suffix("")
     write_outputs(result, out_dir)
     summary = summary_dict(result)
     pub_train = result.losses["published"]["train"]
@@ -176,6 +176,8 @@ def main(argv=None) -> int:
     p.add_argument("--grad-steps", type=int, default=30)
     p.add_argument("--lr", type=float, default=0.005)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init", choices=("search", "published"), default="search",
+                   help="real: start from the original's search init point or from the published gains")
     p.add_argument("--single-calls", type=int, default=16, help="candidates timed one per call (throughput)")
     p.add_argument("--all-episodes-published", action="store_true",
                    help="real: also score the published gains on every episode of the file")

@@ -8,6 +8,9 @@ _SHARED_ASSETS = REPO.parent / "shared" / "simpler_assets"
 _SHARED_DATA = REPO.parent / "shared" / "data"
 
 os.environ.setdefault("SIMPLER_JAX_ASSETS", str(_SHARED_ASSETS))
+# mujoco picks its OpenGL backend when first imported (by any test module during
+# collection); the renderer tests compare against headless EGL.
+os.environ.setdefault("MUJOCO_GL", "egl")
 os.environ.setdefault("SIMPLER_JAX_CACHE", str(REPO / ".jax_cache" / "simpler_jax"))
 
 import simpler_jax  # noqa: E402,F401  (sets XLA flags before jax loads)

@@ -38,6 +38,8 @@ def candidates_per_call(requested: int | None, num_chains: int, num_episodes: in
     if jax.default_backend() == "cpu":
         return max(1, min(num_chains, CPU_WORLDS_PER_CALL // max(num_episodes, 1)))
     return num_chains
+
+
 ROBOT_DATASETS = {"google_robot": ("fractal_npz", "fractal_rlds"), "widowx": ("bridge_dataset", "bridge_oxe")}
 
 

@@ -117,14 +117,13 @@ class SysIDSim:
         return batch, Placement(np.asarray(qpos), np.asarray(err), np.asarray(ok))
 
     # -------------------------------------------------------------- rollout
-    def simulate(self, gains, position0, action, init_qpos):
+    def simulate(self, gains, action, init_qpos):
         """One episode. gains (2n,); action (T, 6); returns sim TCP (p (T,3), R (T,3,3)).
 
         Pose t is recorded before action t; the last action is not simulated (its
         outcome is never scored).
         """
-        p, r, _ = self._rollout(gains, action, init_qpos)
-        del position0
+        p, r, _ = self.rollout(gains, action, init_qpos)
         return p, r
 
     def limit_excess(self, arm_q, mask) -> np.ndarray:
@@ -141,9 +140,6 @@ class SysIDSim:
 
     def rollout(self, gains, action, init_qpos):
         """Like `simulate`, also returning the arm joints (T, A)."""
-        return self._rollout(gains, action, init_qpos)
-
-    def _rollout(self, gains, action, init_qpos):
         k, d = self.arm_gains(jnp.asarray(gains, jnp.float32))
         params = self.base_params.replace(arm_stiffness=k, arm_damping=d,
                                           init_qpos=jnp.asarray(init_qpos, jnp.float32))
@@ -166,7 +162,7 @@ class SysIDSim:
 
     def step_errors(self, gains, batch_one: EpisodeBatch):
         """(T,) per-step pose error of one episode."""
-        p, r = self.simulate(gains, batch_one.position[0], batch_one.action, batch_one.init_qpos)
+        p, r = self.simulate(gains, batch_one.action, batch_one.init_qpos)
         return loss_lib.pose_error(p, r, batch_one.position, batch_one.rotation)
 
     def episode_loss(self, gains, batch_one: EpisodeBatch):

@@ -13,11 +13,12 @@ obtained (method, data, losses, seed, versions) and is not read back.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 from typing import Any, Dict
 
 import numpy as np
+
+from simpler_jax.utils.records import write_json_atomic
 
 FORMAT = "simpler_jax.controller_params"
 VERSION = 1
@@ -38,10 +39,7 @@ def write_controller_params(path, robot: str, arm_joints, arm_stiffness, arm_dam
         "fit": fit or {},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp, path)
-    return path
+    return write_json_atomic(path, doc)
 
 
 def read_controller_params(path, robot: str, arm_joints) -> Dict[str, np.ndarray]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-import platform
 from typing import Callable
 
 from simpler_jax.sweep import grid, store
 from simpler_jax.sweep.config import SweepConfig
 from simpler_jax.sweep.table import summary_table
+from simpler_jax.utils.records import package_versions
 
 
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}{postfix}]"  # episodes/s
@@ -104,16 +104,10 @@ def run(config: SweepConfig, *, on_chunk_done: Callable[[ChunkDone], None] | Non
 
 def _summary(config: SweepConfig, assets, rows: list, table: list) -> dict:
     import jax
-    import mujoco
-    import numpy as np
-
-    import simpler_jax
 
     return {
         "config": config.identity() | {"out": config.out, "assets": None if assets is None else str(assets)},
-        "versions": {"simpler_jax": simpler_jax.__version__, "jax": jax.__version__,
-                     "mujoco": mujoco.__version__, "numpy": np.__version__,
-                     "python": platform.python_version()},
+        "versions": package_versions(),
         "device": str(jax.devices()[0]),
         "seeds": {
             "seeds": list(config.seeds),

@@ -19,6 +19,7 @@ import pathlib
 
 from simpler_jax.sweep.config import ConfigError, differing_keys
 from simpler_jax.sweep.grid import KEY_FIELDS, canonical_keys, key_of
+from simpler_jax.utils.records import write_json_atomic
 
 CONFIG_FILE = "sweep_config.json"
 RESULTS_FILE = "results.jsonl"
@@ -34,17 +35,6 @@ class ResultsFileError(ValueError):
 def row_line(row: dict) -> str:
     """The canonical text of one result line (keys in the row's order, newline-terminated)."""
     return json.dumps(row) + "\n"
-
-
-def write_json_atomic(path: pathlib.Path, obj) -> None:
-    """Write `obj` as indented JSON via a temporary file and a rename (never half-written)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def read_config(out: pathlib.Path) -> dict:

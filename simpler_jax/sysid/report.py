@@ -5,25 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
-import platform
 
 import numpy as np
 
 from simpler_jax.envs.controller_params import write_controller_params
+from simpler_jax.utils.records import package_versions
 
 PLOT_EPISODES = 3
-
-
-def _versions() -> dict:
-    import importlib.metadata as md
-
-    out = {"python": platform.python_version()}
-    for pkg in ("simpler-jax", "jax", "jaxlib", "mujoco", "mujoco-mjx", "optax", "numpy"):
-        try:
-            out[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            out[pkg] = None
-    return out
 
 
 def config_dict(config) -> dict:
@@ -50,7 +38,7 @@ def summary_dict(result) -> dict:
         "placement_error_max": result.placement_error_max,
         "joint_limit_excess_max_rad": result.limit_excess_max,
         "timings": result.timings,
-        "versions": _versions(),
+        "versions": package_versions(),
         "device": str(jax.devices()[0]),
     }
     if result.anneal is not None:

@@ -179,10 +179,21 @@ def test_batched_candidates_equal_one_at_a_time(widowx_sysid):
     np.testing.assert_allclose(batched, single, rtol=1e-5, atol=1e-8)
 
 
-def test_replays_stay_inside_the_joint_limits(widowx_sysid):
+def test_replays_stay_inside_the_joint_limits_and_padded_steps_hold(widowx_sysid):
     w = widowx_sysid
-    _, _, q = jax.vmap(w.sim.rollout, (None, 0, 0))(jnp.asarray(w.true, jnp.float32), w.real.action, w.real.init_qpos)
+    rollout = w.sim.rollouts
+    gains = jnp.asarray(w.true, jnp.float32)
+    p, _, q = rollout(gains, w.real.action, w.real.init_qpos, w.real.mask)
     assert np.all(w.sim.limit_excess(q, w.real.mask) == 0.0)
+    # Episode 0 cut to 2 valid steps: the padded steps are not simulated (the
+    # pose holds exactly), the valid ones are unchanged.
+    mask = np.asarray(w.real.mask).copy()
+    mask[0, 2:] = False
+    p_cut, _, _ = rollout(gains, w.real.action, w.real.init_qpos, jnp.asarray(mask))
+    np.testing.assert_array_equal(p_cut[0, 2:], np.broadcast_to(p_cut[0, 1], p_cut[0, 2:].shape))
+    np.testing.assert_array_equal(p_cut[0, :2], p[0, :2])
+    np.testing.assert_array_equal(p_cut[1], p[1])
+    assert float(jnp.abs(p[0, 3] - p[0, 1]).max()) > 1e-4  # the full episode moves on
 
 
 def test_gradient_is_finite_and_matches_finite_differences(widowx_sysid):

@@ -60,9 +60,8 @@ class SceneSpec:
     # Physics frequency override (Hz); None = the robot's evaluation frequency. SysID
     # runs the Google Robot at 252 Hz as the original (SIMPLER_SPEC.md §10.2).
     sim_freq: int | None = None
-    # Joint-limit constraints. SysID turns them off: its open-loop replays stay inside
-    # the limits (checked by `simpler_jax.sysid`), and without constraint rows MJX
-    # skips its iterative solver, which reverse-mode differentiation cannot pass.
+    # Joint-limit constraints (on everywhere; off only to measure how far a replay
+    # would leave the joint range, `simpler_jax.sysid.SysIDSim(joint_limits=False)`).
     joint_limits: bool = True
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable, Sequence
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
@@ -136,13 +136,18 @@ def trajectories(sim: SysIDSim, gain_sets: np.ndarray, batch: EpisodeBatch):
     """Per gain set (G of them): simulated TCP positions p (G,E,T,3), episode losses
     (G,E) and the largest joint-limit excursion per episode (G,E). One compiled call
     per gain set (E worlds)."""
-    fn = jax.jit(jax.vmap(sim.rollout, (None, 0, 0)))
     ps, losses, excess = [], [], []
     mask = np.asarray(batch.mask)
+    num = batch.num_episodes
+    chunk = CPU_WORLDS_PER_CALL if jax.default_backend() == "cpu" else num
     for gains in np.asarray(gain_sets, np.float32):
-        p, r, q = fn(jnp.asarray(gains), batch.action, batch.init_qpos)
-        err = loss_lib.pose_error(p, r, jnp.asarray(batch.position), jnp.asarray(batch.rotation))
-        ps.append(np.asarray(p))
+        parts = []
+        for start in range(0, num, chunk):
+            sl = slice(start, min(start + chunk, num))
+            parts.append(sim.rollouts(jnp.asarray(gains), batch.action[sl], batch.init_qpos[sl], batch.mask[sl]))
+        p, r, q = (np.concatenate([np.asarray(x[i]) for x in parts]) for i in range(3))
+        err = loss_lib.pose_error(p, r, np.asarray(batch.position), np.asarray(batch.rotation))
+        ps.append(p)
         losses.append(np.asarray(loss_lib.episode_losses(err, jnp.asarray(mask))))
         excess.append(sim.limit_excess(q, mask))
     return np.stack(ps), np.stack(losses), np.stack(excess)

@@ -79,6 +79,8 @@ class SysIDSim:
         self._arm_d = np.asarray(self.base_params.arm_damping).copy()
         self._arm_k[other], self._arm_d[other] = k_other, d_other
         self._losses = jax.jit(jax.vmap(jax.vmap(self.episode_loss, (None, 0)), (0, None)))
+        self.rollouts = jax.jit(jax.vmap(self.rollout, (None, 0, 0, 0)))
+        """Compiled `rollout` of one gain set over a batch of episodes (E worlds)."""
         jnt = m.actuator_trnid[self.index.arm_actuators, 0]
         self._arm_range = np.asarray(m.jnt_range[jnt], np.float32)  # (A, 2)
         self._place = jax.jit(jax.vmap(self._place_one))
@@ -117,13 +119,14 @@ class SysIDSim:
         return batch, Placement(np.asarray(qpos), np.asarray(err), np.asarray(ok))
 
     # -------------------------------------------------------------- rollout
-    def simulate(self, gains, action, init_qpos):
-        """One episode. gains (2n,); action (T, 6); returns sim TCP (p (T,3), R (T,3,3)).
+    def simulate(self, gains, action, init_qpos, mask=None):
+        """One episode. gains (2n,); action (T, 6); mask (T,) valid steps or None (all);
+        returns sim TCP (p (T,3), R (T,3,3)).
 
         Pose t is recorded before action t; the last action is not simulated (its
-        outcome is never scored).
+        outcome is never scored), nor is any action whose next step is padding.
         """
-        p, r, _ = self.rollout(gains, action, init_qpos)
+        p, r, _ = self.rollout(gains, action, init_qpos, mask)
         return p, r
 
     def limit_excess(self, arm_q, mask) -> np.ndarray:
@@ -138,8 +141,16 @@ class SysIDSim:
         excess = np.maximum(np.maximum(lo - q, q - hi), 0.0).max(axis=-1)
         return np.where(np.asarray(mask), excess, 0.0).max(axis=-1)
 
-    def rollout(self, gains, action, init_qpos):
-        """Like `simulate`, also returning the arm joints (T, A)."""
+    def rollout(self, gains, action, init_qpos, mask=None):
+        """Like `simulate`, also returning the arm joints (T, A).
+
+        Padded steps (mask False) hold the state under a `lax.cond` instead of
+        stepping with the zero padding command: an arm resting on a joint limit
+        under a zero command makes MJX's constraint solve return a NaN gradient
+        (its line search divides by a vanishing search direction), and in the
+        gradient objective (episodes mapped, not vmapped) the cond's idle branch is
+        never differentiated.
+        """
         k, d = self.arm_gains(jnp.asarray(gains, jnp.float32))
         params = self.base_params.replace(arm_stiffness=k, arm_damping=d,
                                           init_qpos=jnp.asarray(init_qpos, jnp.float32))
@@ -152,17 +163,20 @@ class SysIDSim:
             return p, r, arm
 
         @jax.checkpoint
-        def control_step(s, a):
-            s = env.step(params, s, jnp.concatenate([a, jnp.zeros(1, a.dtype)]))
+        def control_step(s, a_valid):
+            a, valid = a_valid
+            s = jax.lax.cond(valid, lambda s: env.step(params, s, jnp.concatenate([a, jnp.zeros(1, a.dtype)])),
+                             lambda s: s, s)
             return s, tcp(s)
 
+        valid = jnp.ones(action.shape[0], bool) if mask is None else jnp.asarray(mask, bool)
         first = tcp(state)
-        _, rest = jax.lax.scan(control_step, state, action[:-1])
+        _, rest = jax.lax.scan(control_step, state, (action[:-1], valid[1:]))
         return tuple(jnp.concatenate([f[None], r]) for f, r in zip(first, rest))
 
     def step_errors(self, gains, batch_one: EpisodeBatch):
         """(T,) per-step pose error of one episode."""
-        p, r = self.simulate(gains, batch_one.action, batch_one.init_qpos)
+        p, r = self.simulate(gains, batch_one.action, batch_one.init_qpos, batch_one.mask)
         return loss_lib.pose_error(p, r, batch_one.position, batch_one.rotation)
 
     def episode_loss(self, gains, batch_one: EpisodeBatch):
@@ -174,5 +188,10 @@ class SysIDSim:
         return self._losses(jnp.asarray(gains, jnp.float32), batch)
 
     def objective(self, gains, batch: EpisodeBatch):
-        """() mean over episodes for one gain set (2n,); differentiable in `gains`."""
-        return jnp.mean(jax.vmap(self.episode_loss, (None, 0))(gains, batch))
+        """() mean over episodes for one gain set (2n,); differentiable in `gains`.
+
+        Episodes are mapped one after another, not vmapped: under `vmap` the padded
+        steps' `lax.cond` (see `rollout`) becomes a `select` that steps them anyway,
+        and their NaN gradient would reach the sum.
+        """
+        return jnp.mean(jax.lax.map(lambda one: self.episode_loss(gains, one), batch))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -16,7 +15,7 @@ def synthetic_batch(sim, batch: EpisodeBatch, true_gains) -> EpisodeBatch:
     recovering `true_gains`.
     """
     g = jnp.asarray(true_gains, jnp.float32)
-    p, r = jax.jit(jax.vmap(sim.simulate, (None, 0, 0)))(g, batch.action, batch.init_qpos)
+    p, r, _ = sim.rollouts(g, batch.action, batch.init_qpos, batch.mask)
     mask = np.asarray(batch.mask)
     p = np.where(mask[..., None], np.asarray(p), 0.0).astype(np.float32)
     r = np.where(mask[..., None, None], np.asarray(r), np.eye(3, dtype=np.float32)).astype(np.float32)

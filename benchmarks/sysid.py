@@ -123,6 +123,7 @@ def part_real(a) -> dict:
 
     config = FitConfig(
         robot=a.robot, data=a.data, episodes=a.episodes, method="anneal+grad", holdout_fraction=a.holdout,
+        validation_fraction=a.validation,
         split_seed=0, max_steps=a.max_steps,
         anneal=AnnealConfig(num_chains=a.chains, iterations=a.iterations, round_fractions=a.rounds, seed=a.seed),
         grad=GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10), init=a.init,
@@ -141,6 +142,7 @@ def part_real(a) -> dict:
         "train_episodes": summary["train_episodes"], "heldout_episodes": summary["heldout_episodes"],
         "gains": summary["gains"], "grad_stopped": result.grad.stopped,
         "joint_limit_excess_max_rad": result.limit_excess_max, "outputs": str(out_dir),
+        "validation_shrink": result.shrink,
     }
     if a.all_episodes_published:
         res["published_loss_all_episodes"] = part_published(a)
@@ -170,6 +172,8 @@ def main(argv=None) -> int:
     p.add_argument("--num-episodes", type=int, default=2, help="episodes for throughput/synthetic")
     p.add_argument("--max-steps", type=int, default=None)
     p.add_argument("--holdout", type=float, default=0.3)
+    p.add_argument("--validation", type=float, default=0.0,
+                   help="real: fraction of the train episodes that choose the shrinkage toward the init")
     p.add_argument("--chains", type=int, default=128)
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--rounds", default=None, help="annealing round fractions (default: the package default)")

@@ -36,7 +36,7 @@ from simpler_jax.sysid import (
     split_episodes,
     synthetic_batch,
 )
-from simpler_jax.sysid.fit import CandidateScorer
+from simpler_jax.sysid.fit import SHRINK_STEPS, CandidateScorer, shrink_candidates
 from simpler_jax.utils.rotations import axis_angle_to_mat
 
 BRIDGE = SHARED_DATA / "bridge_dataset" / "1.0.0"
@@ -258,17 +258,25 @@ def test_cli_writes_params_that_an_environment_accepts(tmp_path, capsys):
     from simpler_jax.sysid.__main__ import main
 
     out = tmp_path / "fit"
-    rc = main(["--robot", "widowx", "--data", str(BRIDGE), "--episodes", "0:3", "--holdout", "0.34",
-               "--max-steps", str(STEPS), "--chains", str(CHUNK), "--iterations", "1", "--grad-steps", "2",
-               "--out", str(out), "--no-progress"])
+    rc = main(["--robot", "widowx", "--data", str(BRIDGE), "--episodes", "0:4", "--holdout", "0.25",
+               "--validation", "0.34", "--max-steps", str(STEPS), "--chains", str(CHUNK), "--iterations", "1",
+               "--grad-steps", "2", "--out", str(out), "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "held-out" in text and "wrist_angle" in text
     report = json.loads((out / "sysid_report.json").read_text())
     assert report["train_episodes"] and report["heldout_episodes"]
     assert set(report["losses"]) >= {"published", "init", "anneal", "grad", "fitted"}
-    assert report["losses"]["fitted"]["train"] <= report["losses"]["init"]["train"] + 1e-7
     assert report["versions"]["jax"] and report["config"]["anneal"]["seed"] == 0
+    # 3 train episodes: 2 searched, 1 kept out to choose the shrinkage toward the init.
+    shrink = report["validation_shrink"]
+    assert len(report["train_episodes"]) == 3 and len(shrink["episodes"]) == 1
+    assert set(shrink["episodes"]) <= set(report["train_episodes"])
+    assert len(shrink["validation_losses"]) == len(SHRINK_STEPS) and shrink["chosen"] in SHRINK_STEPS
+    assert min(shrink["validation_losses"]) == shrink["validation_losses"][SHRINK_STEPS.index(shrink["chosen"])]
+    g = {k: np.r_[v["stiffness"], v["damping"]] for k, v in report["gains"].items()}
+    expect = shrink_candidates(g["init"], g["searched"])[SHRINK_STEPS.index(shrink["chosen"])]
+    np.testing.assert_allclose(g["fitted"], expect, rtol=1e-6)
     assert (out / "trajectories.png").stat().st_size > 1000
     env = make_robot_env("widowx", controller_params=out / "controller_params.json")
     fitted = report["gains"]["fitted"]

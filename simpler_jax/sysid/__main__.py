@@ -64,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="episode indices in the file, e.g. 0:40 or 0,3,7 (default: all)")
     p.add_argument("--method", choices=METHODS, default="anneal+grad")
     p.add_argument("--holdout", type=float, default=0.3, help="fraction of episodes held out (default 0.3)")
-    p.add_argument("--split-seed", type=int, default=0, help="seed of the train/held-out split")
+    p.add_argument("--validation", type=float, default=0.0,
+                   help="fraction of the train episodes kept out of the search to choose how far to move "
+                        "from the init toward the searched gains (steps 0, .25, .5, .75, 1; default 0: no validation)")
+    p.add_argument("--split-seed", type=int, default=0, help="seed of the train/held-out (and validation) split")
     p.add_argument("--seed", type=int, default=0, help="annealing seed")
     p.add_argument("--chains", type=int, default=1024, help="annealing candidates per batch (default 1024)")
     p.add_argument("--iterations", type=int, default=8, help="annealing proposals per chain per round")
@@ -91,6 +94,7 @@ def main(argv=None) -> int:
     try:
         config = FitConfig(
             robot=a.robot, data=a.data, episodes=a.episodes, method=a.method, holdout_fraction=a.holdout,
+            validation_fraction=a.validation,
             split_seed=a.split_seed, max_steps=a.max_steps, sim_freq=a.sim_freq,
             anneal=AnnealConfig(num_chains=a.chains, iterations=a.iterations, round_fractions=a.rounds, seed=a.seed),
             grad=GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10),

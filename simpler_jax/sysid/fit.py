@@ -40,6 +40,16 @@ def candidates_per_call(requested: int | None, num_chains: int, num_episodes: in
     return num_chains
 
 
+SHRINK_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Candidate shrinkage weights a: gains init**(1-a) * fit**a (geometric, per joint)."""
+
+
+def shrink_candidates(init: np.ndarray, fitted: np.ndarray, steps=SHRINK_STEPS) -> np.ndarray:
+    """(len(steps), 2n) gains on the geometric line from `init` (a=0) to `fitted` (a=1)."""
+    a = np.asarray(steps, np.float64)[:, None]
+    return np.asarray(init, np.float64) ** (1.0 - a) * np.asarray(fitted, np.float64) ** a
+
+
 ROBOT_DATASETS = {"google_robot": ("fractal_npz", "fractal_rlds"), "widowx": ("bridge_dataset", "bridge_oxe")}
 
 
@@ -57,6 +67,10 @@ class FitConfig:
     grad: grad_lib.GradConfig = grad_lib.GradConfig()
     candidates_per_call: int | None = None  # default: see `candidates_per_call`
     init: str = "search"  # 'search' (the original's init point) or 'published'
+    # Fraction of the train episodes kept out of the search to choose, among
+    # SHRINK_STEPS, how far to move from the init toward the searched gains
+    # (0 = no validation: the searched gains are the result).
+    validation_fraction: float = 0.0
     assets: str | None = None
 
     def __post_init__(self):
@@ -67,6 +81,8 @@ class FitConfig:
         search_space(self.robot)  # validates the robot name
         if not 0.0 <= self.holdout_fraction < 1.0:
             raise ValueError(f"holdout fraction must be in [0, 1), got {self.holdout_fraction}")
+        if not 0.0 <= self.validation_fraction < 1.0:
+            raise ValueError(f"validation fraction must be in [0, 1), got {self.validation_fraction}")
         if self.max_steps is not None and self.max_steps < 2:
             raise ValueError(f"max_steps must be >= 2, got {self.max_steps}")
 
@@ -85,6 +101,7 @@ class FitResult:
     anneal: AnnealResult | None
     grad: grad_lib.GradResult | None
     timings: dict
+    shrink: dict | None  # validation choice: {'steps', 'validation_losses', 'chosen', 'episodes'}
     trajectories: dict  # name -> simulated TCP positions (E,T,3) of `plot_batch`
     plot_batch: EpisodeBatch  # the held-out episodes (the train ones without a held-out split)
     fitted_in_arm: np.ndarray  # (n,) positions of the fitted joints among the arm joints
@@ -162,8 +179,13 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
     eps = select_episodes(all_eps, config.robot, config.data, config.episodes)
     ids = np.asarray(config.episodes if config.episodes is not None else range(len(all_eps)))
     train_i, hold_i = split_episodes(len(eps), config.holdout_fraction, config.split_seed)
+    search_i, val_i = train_i, train_i[:0]
+    if config.validation_fraction > 0:
+        s_rel, v_rel = split_episodes(len(train_i), config.validation_fraction, config.split_seed + 1)
+        search_i, val_i = train_i[s_rel], train_i[v_rel]
     sim = SysIDSim(config.robot, config.sim_freq, config.assets)
     train, placed = sim.prepare([eps[i] for i in train_i], config.max_steps)
+    search = sim.prepare([eps[i] for i in search_i], config.max_steps)[0] if len(val_i) else train
     hold, placed_h = (sim.prepare([eps[i] for i in hold_i], config.max_steps) if len(hold_i) else (None, None))
     perr = max(float(placed.error.max()), float(placed_h.error.max()) if placed_h else 0.0)
     if perr > PLACEMENT_WARN_ERROR:
@@ -177,8 +199,8 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
     anneal_res = grad_res = None
     current = init
     if "anneal" in config.method:
-        chunk = candidates_per_call(config.candidates_per_call, config.anneal.num_chains, train.num_episodes)
-        scorer = CandidateScorer(sim, train, chunk)
+        chunk = candidates_per_call(config.candidates_per_call, config.anneal.num_chains, search.num_episodes)
+        scorer = CandidateScorer(sim, search, chunk)
         total = 1 + len(config.anneal.round_fractions) * config.anneal.iterations * config.anneal.num_chains
         update = progress("anneal", total, "cand") if progress else None
         t = time.perf_counter()
@@ -189,13 +211,25 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
     if "grad" in config.method:
         update = progress("gradient", config.grad.steps, "step") if progress else None
         t = time.perf_counter()
-        grad_res = grad_lib.refine(lambda g: sim.objective(g, train), current, config.grad, update)
+        grad_res = grad_lib.refine(lambda g: sim.objective(g, search), current, config.grad, update)
         timings["grad_s"] = time.perf_counter() - t
         if grad_res.stopped != "completed":
             log(f"gradient refinement stopped: {grad_res.stopped}")
         if grad_res.best_loss <= (anneal_res.best_loss if anneal_res else np.inf):
             current = grad_res.best_gains
         gains["grad"] = grad_res.best_gains
+    shrink = None
+    if len(val_i):
+        val = sim.prepare([eps[i] for i in val_i], config.max_steps)[0]
+        _, val_l, _ = trajectories(sim, shrink_candidates(init, current), val)
+        val_loss = val_l.mean(axis=1)
+        best = int(np.argmin(val_loss))
+        shrink = {"steps": list(SHRINK_STEPS), "validation_losses": [float(x) for x in val_loss],
+                  "chosen": SHRINK_STEPS[best], "episodes": [int(i) for i in ids[val_i]]}
+        gains["searched"] = current
+        current = shrink_candidates(init, current)[best]
+        log(f"validation ({len(val_i)} train episodes kept out of the search) chose "
+            f"init**{1 - SHRINK_STEPS[best]:g} * searched**{SHRINK_STEPS[best]:g}")
     gains["fitted"] = current
 
     names = list(gains)
@@ -217,6 +251,6 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
         config=config, fitted_joints=tuple(sim.scene.robot.arm_joints[i] for i in sim.fitted_in_arm),
         arm_joints=tuple(sim.scene.robot.arm_joints), train_episodes=ids[train_i], heldout_episodes=ids[hold_i],
         gains=gains, losses=losses, placement_error_max=perr, limit_excess_max=excess,
-        anneal=anneal_res, grad=grad_res, timings=timings, trajectories=traj, plot_batch=plot_batch,
+        anneal=anneal_res, grad=grad_res, shrink=shrink, timings=timings, trajectories=traj, plot_batch=plot_batch,
         fitted_in_arm=np.asarray(sim.fitted_in_arm),
     )

@@ -49,6 +49,8 @@ def summary_dict(result) -> dict:
             "round_boxes": [{"lo": b.lo.tolist(), "hi": b.hi.tolist()} for b in result.anneal.round_boxes],
             "top10": [{"loss": float(l), "gains": g.tolist()} for g, l in zip(gains, losses)],
         }
+    if result.shrink is not None:
+        out["validation_shrink"] = result.shrink
     if result.grad is not None:
         out["grad"] = {
             "initial_loss": result.grad.initial_loss, "best_loss": result.grad.best_loss,
@@ -70,6 +72,10 @@ def format_report(result) -> str:
     pub, fit = result.gains["published"], result.gains["fitted"]
     for j, name in enumerate(result.fitted_joints):
         lines.append(f"{name:<26} {pub[j]:>11.1f} {fit[j]:>9.1f} {pub[n + j]:>11.1f} {fit[n + j]:>9.1f}")
+    if result.shrink is not None:
+        losses = ", ".join(f"{a:g}: {l:.5f}" for a, l in zip(result.shrink["steps"], result.shrink["validation_losses"]))
+        lines += ["", f"validation on {len(result.shrink['episodes'])} train episodes kept out of the search, "
+                  f"loss of init**(1-a) * searched**a by a: {losses}; chosen a = {result.shrink['chosen']:g}"]
     if result.grad is not None and result.grad.stopped != "completed":
         lines += ["", f"gradient refinement stopped: {result.grad.stopped}"]
     return "\n".join(lines)

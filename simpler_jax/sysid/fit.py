@@ -214,8 +214,9 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
         # The gradient comes from a twin without joint-limit rows: with them, MJX's
         # constraint solve has a NaN reverse pass whenever the arm comes to rest under
         # a (near-)zero command, limit active or not (its line search divides by the
-        # zero Newton direction). Few replays touch a limit (3 of 60 fractal train
-        # episodes, by < 0.02 rad), so the twin's gradient is a close surrogate.
+        # zero Newton direction). The twin differs only in replays that reach a limit
+        # (3 of 60 fractal train episodes at the published gains), which it lets
+        # over-travel: a surrogate gradient, so its gains are judged below.
         twin = SysIDSim(config.robot, config.sim_freq, config.assets, joint_limits=False)
         grad_res = grad_lib.refine(lambda g: twin.objective(g, search), current, config.grad, update)
         timings["grad_s"] = time.perf_counter() - t

@@ -258,16 +258,34 @@ def test_cli_writes_params_that_an_environment_accepts(tmp_path, capsys):
     from simpler_jax.sysid.__main__ import main
 
     out = tmp_path / "fit"
-    rc = main(["--robot", "widowx", "--data", str(BRIDGE), "--episodes", "0:4", "--holdout", "0.25",
-               "--validation", "0.34", "--max-steps", str(STEPS), "--chains", str(CHUNK), "--iterations", "1",
-               "--grad-steps", "2", "--out", str(out), "--no-progress"])
+    rc = main(["--robot", "widowx", "--data", str(BRIDGE), "--episodes", "0:3", "--holdout", "0.34",
+               "--max-steps", str(STEPS), "--chains", str(CHUNK), "--iterations", "1", "--grad-steps", "2",
+               "--out", str(out), "--no-progress"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "held-out" in text and "wrist_angle" in text
     report = json.loads((out / "sysid_report.json").read_text())
     assert report["train_episodes"] and report["heldout_episodes"]
     assert set(report["losses"]) >= {"published", "init", "anneal", "grad", "fitted"}
+    assert report["losses"]["fitted"]["train"] <= report["losses"]["init"]["train"] + 1e-7
     assert report["versions"]["jax"] and report["config"]["anneal"]["seed"] == 0
+    assert (out / "trajectories.png").stat().st_size > 1000
+    env = make_robot_env("widowx", controller_params=out / "controller_params.json")
+    fitted = report["gains"]["fitted"]
+    np.testing.assert_allclose(env.default_params().arm_stiffness, fitted["stiffness"], rtol=1e-6)
+    np.testing.assert_allclose(env.default_params().arm_damping, fitted["damping"], rtol=1e-6)
+
+
+def test_validation_chooses_the_shrinkage_on_kept_out_train_episodes(tmp_path, capsys):
+    from simpler_jax.sysid.__main__ import main
+
+    out = tmp_path / "fit"
+    rc = main(["--robot", "widowx", "--data", str(BRIDGE), "--episodes", "0:4", "--holdout", "0.25",
+               "--validation", "0.34", "--method", "anneal", "--max-steps", str(STEPS), "--chains", str(CHUNK),
+               "--iterations", "1", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    assert "chosen a =" in capsys.readouterr().out
+    report = json.loads((out / "sysid_report.json").read_text())
     # 3 train episodes: 2 searched, 1 kept out to choose the shrinkage toward the init.
     shrink = report["validation_shrink"]
     assert len(report["train_episodes"]) == 3 and len(shrink["episodes"]) == 1
@@ -277,11 +295,6 @@ def test_cli_writes_params_that_an_environment_accepts(tmp_path, capsys):
     g = {k: np.r_[v["stiffness"], v["damping"]] for k, v in report["gains"].items()}
     expect = shrink_candidates(g["init"], g["searched"])[SHRINK_STEPS.index(shrink["chosen"])]
     np.testing.assert_allclose(g["fitted"], expect, rtol=1e-6)
-    assert (out / "trajectories.png").stat().st_size > 1000
-    env = make_robot_env("widowx", controller_params=out / "controller_params.json")
-    fitted = report["gains"]["fitted"]
-    np.testing.assert_allclose(env.default_params().arm_stiffness, fitted["stiffness"], rtol=1e-6)
-    np.testing.assert_allclose(env.default_params().arm_damping, fitted["damping"], rtol=1e-6)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -60,8 +60,9 @@ class SceneSpec:
     # Physics frequency override (Hz); None = the robot's evaluation frequency. SysID
     # runs the Google Robot at 252 Hz as the original (SIMPLER_SPEC.md §10.2).
     sim_freq: int | None = None
-    # Joint-limit constraints (on everywhere; off only to measure how far a replay
-    # would leave the joint range, `simpler_jax.sysid.SysIDSim(joint_limits=False)`).
+    # Joint-limit constraints (on everywhere; off only in SysID's gradient twin, whose
+    # reverse pass would otherwise go NaN at rest, and to measure how far a replay
+    # would leave the joint range: `simpler_jax.sysid.SysIDSim(joint_limits=False)`).
     joint_limits: bool = True
 
     @property

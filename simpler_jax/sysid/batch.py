@@ -32,6 +32,12 @@ class EpisodeBatch:
     def num_episodes(self) -> int:
         return int(self.position.shape[0])
 
+    def take(self, indices) -> "EpisodeBatch":
+        """The episodes at `indices` (same padded length T)."""
+        indices = np.asarray(indices)
+        return EpisodeBatch(*(np.asarray(x)[indices] for x in
+                              (self.position, self.rotation, self.action, self.mask, self.init_qpos)))
+
     @property
     def num_steps(self) -> int:
         return int(self.position.shape[1])

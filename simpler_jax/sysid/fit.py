@@ -151,8 +151,8 @@ class CandidateScorer:
 
 def trajectories(sim: SysIDSim, gain_sets: np.ndarray, batch: EpisodeBatch):
     """Per gain set (G of them): simulated TCP positions p (G,E,T,3), episode losses
-    (G,E) and the largest joint-limit excursion per episode (G,E). One compiled call
-    per gain set (E worlds)."""
+    (G,E) and the largest joint-limit excursion per episode (G,E). Per gain set one
+    compiled call over the episodes (in chunks of `CPU_WORLDS_PER_CALL` on CPU)."""
     ps, losses, excess = [], [], []
     mask = np.asarray(batch.mask)
     num = batch.num_episodes
@@ -179,13 +179,12 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
     eps = select_episodes(all_eps, config.robot, config.data, config.episodes)
     ids = np.asarray(config.episodes if config.episodes is not None else range(len(all_eps)))
     train_i, hold_i = split_episodes(len(eps), config.holdout_fraction, config.split_seed)
-    search_i, val_i = train_i, train_i[:0]
-    if config.validation_fraction > 0:
-        s_rel, v_rel = split_episodes(len(train_i), config.validation_fraction, config.split_seed + 1)
-        search_i, val_i = train_i[s_rel], train_i[v_rel]
     sim = SysIDSim(config.robot, config.sim_freq, config.assets)
     train, placed = sim.prepare([eps[i] for i in train_i], config.max_steps)
-    search = sim.prepare([eps[i] for i in search_i], config.max_steps)[0] if len(val_i) else train
+    search, val, val_i = train, None, train_i[:0]
+    if config.validation_fraction > 0:  # positions within the train episodes, seed split_seed + 1
+        s_rel, v_rel = split_episodes(len(train_i), config.validation_fraction, config.split_seed + 1)
+        search, val, val_i = train.take(s_rel), train.take(v_rel), train_i[v_rel]
     hold, placed_h = (sim.prepare([eps[i] for i in hold_i], config.max_steps) if len(hold_i) else (None, None))
     perr = max(float(placed.error.max()), float(placed_h.error.max()) if placed_h else 0.0)
     if perr > PLACEMENT_WARN_ERROR:
@@ -228,15 +227,14 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
             current = grad_res.best_gains
         gains["grad"] = grad_res.best_gains
     shrink = None
-    if len(val_i):
-        val = sim.prepare([eps[i] for i in val_i], config.max_steps)[0]
-        _, val_l, _ = trajectories(sim, shrink_candidates(init, current), val)
-        val_loss = val_l.mean(axis=1)
+    if val is not None:
+        candidates = shrink_candidates(init, current)
+        val_loss = trajectories(sim, candidates, val)[1].mean(axis=1)
         best = int(np.argmin(val_loss))
         shrink = {"steps": list(SHRINK_STEPS), "validation_losses": [float(x) for x in val_loss],
                   "chosen": SHRINK_STEPS[best], "episodes": [int(i) for i in ids[val_i]]}
         gains["searched"] = current
-        current = shrink_candidates(init, current)[best]
+        current = candidates[best]
         log(f"validation ({len(val_i)} train episodes kept out of the search) chose "
             f"init**{1 - SHRINK_STEPS[best]:g} * searched**{SHRINK_STEPS[best]:g}")
     gains["fitted"] = current

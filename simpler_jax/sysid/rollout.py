@@ -145,11 +145,11 @@ class SysIDSim:
         """Like `simulate`, also returning the arm joints (T, A).
 
         Padded steps (mask False) hold the state under a `lax.cond` instead of
-        stepping with the zero padding command: an arm resting on a joint limit
-        under a zero command makes MJX's constraint solve return a NaN gradient
-        (its line search divides by a vanishing search direction), and in the
-        gradient objective (episodes mapped, not vmapped) the cond's idle branch is
-        never differentiated.
+        stepping with the zero padding command: an arm coming to rest under a zero
+        command makes MJX's constraint solve (run whenever the scene has joint-limit
+        rows) return a NaN gradient (its line search divides by the zero Newton
+        direction), and in the gradient objective (episodes mapped, not vmapped) the
+        cond's idle branch is never differentiated.
         """
         k, d = self.arm_gains(jnp.asarray(gains, jnp.float32))
         params = self.base_params.replace(arm_stiffness=k, arm_damping=d,

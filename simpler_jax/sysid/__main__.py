@@ -4,7 +4,9 @@ Replays each episode's real commands open-loop through the robot's SIMPLER
 controller in MJX (arm placed by IK at the first real pose, no contacts) and
 minimises the original's pose loss over the arm joints' stiffness and damping:
 vectorised simulated annealing (three rounds of shrinking boxes), gradient
-descent through the differentiable rollout, or both. Writes to --out:
+descent through the differentiable rollout (taken in a twin without joint-limit
+rows, whose MJX reverse pass stays finite at rest; the result is scored with the
+limits on), or both. Writes to --out:
 controller_params.json (give it to `make_robot_env(..., controller_params=FILE)`),
 sysid_report.json / .txt (losses before/after on train and held-out episodes,
 per-joint values, annealing top 10, gradient trace, config, versions) and

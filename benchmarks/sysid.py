@@ -122,7 +122,7 @@ def part_real(a) -> dict:
     from simpler_jax.sysid.report import summary_dict, write_outputs
 
     config = FitConfig(
-        robot=a.robot, data=a.data, episodes=a.episodes, method="anneal+grad", holdout_fraction=a.holdout,
+        robot=a.robot, data=a.data, episodes=a.episodes, method=a.method, holdout_fraction=a.holdout,
         validation_fraction=a.validation,
         split_seed=0, max_steps=a.max_steps,
         anneal=AnnealConfig(num_chains=a.chains, iterations=a.iterations, round_fractions=a.rounds, seed=a.seed),
@@ -136,11 +136,12 @@ def part_real(a) -> dict:
     res = {
         "losses": result.losses,
         "heldout_fitted_over_published": result.losses["fitted"]["heldout"] / result.losses["published"]["heldout"],
-        "anneal_seconds_to_reach_published_train_loss": result.anneal.time_to_reach(pub_train),
+        "anneal_seconds_to_reach_published_train_loss":
+            result.anneal.time_to_reach(pub_train) if result.anneal else None,
         "anneal_seconds": result.timings.get("anneal_s"), "grad_seconds": result.timings.get("grad_s"),
-        "evaluations": int(result.anneal.history_loss.size),
+        "evaluations": int(result.anneal.history_loss.size) if result.anneal else 0,
         "train_episodes": summary["train_episodes"], "heldout_episodes": summary["heldout_episodes"],
-        "gains": summary["gains"], "grad_stopped": result.grad.stopped,
+        "gains": summary["gains"], "grad_stopped": result.grad.stopped if result.grad else None,
         "joint_limit_excess_max_rad": result.limit_excess_max, "outputs": str(out_dir),
         "validation_shrink": result.shrink,
     }
@@ -164,6 +165,8 @@ def part_published(a) -> dict:
 
 
 def main(argv=None) -> int:
+    from simpler_jax.sysid.fit import METHODS
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--part", choices=("throughput", "synthetic", "real", "published"), required=True)
     p.add_argument("--robot", choices=sorted(DEFAULT_DATA), default="widowx")
@@ -172,6 +175,7 @@ def main(argv=None) -> int:
     p.add_argument("--num-episodes", type=int, default=2, help="episodes for throughput/synthetic")
     p.add_argument("--max-steps", type=int, default=None)
     p.add_argument("--holdout", type=float, default=0.3)
+    p.add_argument("--method", choices=METHODS, default="anneal+grad", help="real: fit method")
     p.add_argument("--validation", type=float, default=0.0,
                    help="real: fraction of the train episodes that choose the shrinkage toward the init")
     p.add_argument("--chains", type=int, default=128)

@@ -215,14 +215,18 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
         collision=s.collision, visuals=s.visuals,
     )
     original = s.collision == "original"
-    # Original mode: robot (type 2) touches the environment (type 1), not itself.
+    # Robot-environment contacts: in original mode through contype (robot type 2
+    # touches the table and floor, type 1, not itself); in simplified mode only the
+    # explicit hand-table pairs below. Objects always collide through explicit pairs
+    # with the same friction, torsion and softness in both modes, so the two modes
+    # differ in geometry only.
     env_type, env_aff = (1, 3) if original else (0, 0)
     if original:
         for name in geoms.hand + geoms.arm + geoms.static:
             spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
     table = _add_table(spec, s, env_type, env_aff)
     floor = _add_floor(spec, env_type, env_aff)
-    if original:  # dynamic contacts take their solref from the geoms
+    if original:  # robot-table contacts take their softness from the geoms
         for g in spec.geoms:
             g.solref = list(s.contact_solref)
             g.solimp = list(s.contact_solimp)
@@ -231,26 +235,26 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     for obj in s.objects:
         names = add_object(spec, obj, assets, collision=s.collision)
         for n in names:
-            spec.geom(n).contype, spec.geom(n).conaffinity = env_type, env_aff
+            spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         object_geoms.append(names)
-    if not original:
-        finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
-        torsion = (2.0 / 3.0) * cfg.finger_patch_radius
-        mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
-        for rg in geoms.hand if s.hand_table_contacts else ():
-            _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
-        for names in object_geoms:
-            for og in names:
-                _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None, s)
-                _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
-                for rg in geoms.hand + geoms.arm:
-                    _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
-                              torsion if rg in finger_geoms else None, s)
-        for i, a in enumerate(object_geoms):
-            for b in object_geoms[i + 1:]:
-                for ga in a:
-                    for gb in b:
-                        _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None, s)
+    finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
+    torsion = (2.0 / 3.0) * cfg.finger_patch_radius
+    mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
+    hand_table = geoms.hand if (s.hand_table_contacts and not original) else ()
+    for rg in hand_table:
+        _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
+    for names in object_geoms:
+        for og in names:
+            _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None, s)
+            _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
+            for rg in geoms.hand + geoms.arm:
+                _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
+                          torsion if rg in finger_geoms else None, s)
+    for i, a in enumerate(object_geoms):
+        for b in object_geoms[i + 1:]:
+            for ga in a:
+                for gb in b:
+                    _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None, s)
     _add_actuators(spec, cfg)
     return spec, (geoms, tuple(object_geoms))
 

@@ -11,12 +11,14 @@ object, standing orientation). The WidowX's open fingers leave a 5.2 cm gap, les
 than the can's 6.6 cm diameter (no SIMPLER WidowX task uses a can), so it lifts
 the 3 cm `green_cube_3cm` of the stack-cube task instead.
 
-Status (see benchmarks/RESULTS.md): with the lift at 5 mm per control step
-(`LIFT_STEP`) MuJoCo C on the original meshes lifts and holds the WidowX cube; MJX
-on the simplified hulls does not lift it (the simplified finger hulls stop the
-fingers ~3.5 mm per side earlier and the contacts are unstable). The Google can is
-squeezed out of the closing fingers in MuJoCo C (the fingers sink 1.5-2.8 cm into
-its hull at the 60 N*m drive limit), so the comparison does not yet pass.
+Status (see benchmarks/RESULTS.md, grasp section): not passing. Both modes now
+touch the object through the same contact pairs (friction, torsion, softness), so
+they differ in geometry only. MuJoCo C on the original meshes lifts and holds the
+WidowX cube; MJX on the simplified hulls drops it (its mesh contacts flicker
+between steps). The outcome of one grasp flips with millimetres of grasp height in
+either engine, because the tapered WidowX pads hold the cube on its top edges. The
+Google can is thrown out of the closing fingers in MuJoCo C too (about 600 N at the
+tips on a 12 g can).
 """
 
 from __future__ import annotations

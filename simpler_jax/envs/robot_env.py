@@ -14,6 +14,8 @@ SAPIEN's `balance_passive_force`; MJX exposes the bias of the previous substep, 
 the compensation lags one substep of 2 ms). A world whose physics goes non-finite
 is flagged, marked done and frozen at its last finite state; other worlds are not
 affected. Worlds that are done stay frozen (or restart, with `auto_reset=True`).
+With an `ObservationSpec`, `reset` and `step` also render the policy camera image
+of the new state into `State.obs` (`simpler_jax.envs.observation`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from simpler_jax.controllers import kinematics
 from simpler_jax.controllers import widowx as widowx_ctrl
 from simpler_jax.envs import drives
 from simpler_jax.envs.controller_params import read_controller_params
+from simpler_jax.envs.observation import Observer, ObservationSpec
 from simpler_jax.envs.params import Params, default_params
 from simpler_jax.envs.state import State, zeros_controller
 from simpler_jax.scenes.scene import Scene
@@ -41,11 +44,13 @@ class RobotEnv:
     """A SIMPLER robot scene as pure functions (static model, per-world `Params`)."""
 
     def __init__(self, scene: Scene, max_steps: int = 80, auto_reset: bool = False,
-                 controller_params=None):
+                 controller_params=None, observation: ObservationSpec | None = None):
         """`controller_params`: a SysID parameters file (see
         `simpler_jax.envs.controller_params`) whose arm gains replace SIMPLER's in
-        `default_params()`."""
+        `default_params()`. `observation`: what `reset` and `step` render into
+        `State.obs` (see `simpler_jax.envs.observation`); None renders nothing."""
         self.scene = scene
+        self.observer = None if observation is None else Observer(scene, observation)
         self._gain_overrides = {}
         if controller_params is not None:
             self._gain_overrides = read_controller_params(
@@ -103,6 +108,14 @@ class RobotEnv:
     # ------------------------------------------------------------------ reset
     def reset(self, params: Params, key: jax.Array) -> State:
         """A new episode: robot at `params.init_qpos`, objects at `params.object_pose`."""
+        return self._observe(params, self._reset_physics(params, key))
+
+    def _observe(self, params: Params, state: State) -> State:
+        if self.observer is None:
+            return state
+        return state.replace(obs=self.observer(self.model(params), state.data))
+
+    def _reset_physics(self, params: Params, key: jax.Array) -> State:
         idx = self.index
         model = self.model(params)
         num_arm = idx.arm_qpos.shape[0]
@@ -185,6 +198,7 @@ class RobotEnv:
         ctrl_seq, controller = self.control_targets(params, d.qpos, d.qvel, state.controller, action)
         data = self.physics(model, d, ctrl_seq, params)
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+        state = state.replace(obs=None)  # re-rendered from the new state below
         stepped = state.replace(
             data=data, controller=controller, step=state.step + 1, action=action,
         )
@@ -195,20 +209,22 @@ class RobotEnv:
         new = new.replace(nonfinite=nonfinite, done=done)
         if self.auto_reset:
             key, sub = jax.random.split(new.key)
-            fresh = self.reset(params, sub)
+            fresh = self._reset_physics(params, sub)
             new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
-        return new
+        return self._observe(params, new)
 
 
 def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False,
-                   controller_params=None, **scene_kw) -> RobotEnv:
+                   controller_params=None, observation: ObservationSpec | None = None,
+                   **scene_kw) -> RobotEnv:
     """A robot scene environment by robot name (`google_robot` or `widowx`).
 
     `controller_params`: path of a SysID parameters file to use instead of SIMPLER's gains.
+    `observation`: what to render into `State.obs` (needs `visuals=True`).
     """
     from simpler_jax.scenes.scene import ROBOTS, build_scene, default_scene
 
     if robot not in ROBOTS:
         raise ValueError(f"unknown robot {robot!r}; allowed: {sorted(ROBOTS)}")
     return RobotEnv(build_scene(default_scene(robot, tuple(objects), **scene_kw)), max_steps, auto_reset,
-                    controller_params=controller_params)
+                    controller_params=controller_params, observation=observation)

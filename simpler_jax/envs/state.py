@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import flax.struct
 import jax
 import jax.numpy as jnp
@@ -17,7 +19,9 @@ class State:
     data: MJX physics state. controller: ControllerState. step: () int32 control
     steps since reset. key: PRNG key. nonfinite: () True once the physics went
     non-finite (the world is frozen from then on). done: () episode over (time
-    limit or non-finite). action: (7,) last applied action.
+    limit or non-finite). action: (7,) last applied action. obs: the policy camera
+    `Observation` of the current state (`simpler_jax.envs.observation`), or None when
+    the environment renders nothing.
     """
 
     data: mjx.Data
@@ -27,6 +31,7 @@ class State:
     nonfinite: jax.Array
     done: jax.Array
     action: jax.Array
+    obs: Any = None
 
     @property
     def qpos(self) -> jax.Array:

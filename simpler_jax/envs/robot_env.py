@@ -108,16 +108,17 @@ class RobotEnv:
     # ------------------------------------------------------------------ reset
     def reset(self, params: Params, key: jax.Array) -> State:
         """A new episode: robot at `params.init_qpos`, objects at `params.object_pose`."""
-        return self._observe(params, self._reset_physics(params, key))
+        model = self.model(params)
+        return self._observe(model, self._reset_physics(model, params, key))
 
-    def _observe(self, params: Params, state: State) -> State:
+    def _observe(self, model: mjx.Model, state: State) -> State:
+        """`state` with `obs` rendered from its data (unchanged without an observer)."""
         if self.observer is None:
             return state
-        return state.replace(obs=self.observer(self.model(params), state.data))
+        return state.replace(obs=self.observer(model, state.data))
 
-    def _reset_physics(self, params: Params, key: jax.Array) -> State:
+    def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
         idx = self.index
-        model = self.model(params)
         num_arm = idx.arm_qpos.shape[0]
         qpos = jnp.asarray(self.scene.mj_model.qpos0)
         qpos = qpos.at[idx.arm_qpos].set(params.init_qpos[:num_arm])
@@ -198,7 +199,9 @@ class RobotEnv:
         ctrl_seq, controller = self.control_targets(params, d.qpos, d.qvel, state.controller, action)
         data = self.physics(model, d, ctrl_seq, params)
         finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
-        state = state.replace(obs=None)  # re-rendered from the new state below
+        # The freeze and auto-reset below mix old and new states leaf by leaf; the
+        # observation is rendered once, from the resulting state, at the end.
+        state = state.replace(obs=None)
         stepped = state.replace(
             data=data, controller=controller, step=state.step + 1, action=action,
         )
@@ -209,9 +212,9 @@ class RobotEnv:
         new = new.replace(nonfinite=nonfinite, done=done)
         if self.auto_reset:
             key, sub = jax.random.split(new.key)
-            fresh = self._reset_physics(params, sub)
+            fresh = self._reset_physics(model, params, sub)
             new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
-        return self._observe(params, new)
+        return self._observe(model, new)
 
 
 def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False,

@@ -1,12 +1,16 @@
 """`simpler_jax.make(name, **overrides)` and `simpler_jax.list_tasks()`.
 
 Every environment is registered under a name with a builder taking keyword
-overrides. Until the SIMPLER tasks land (their SimplerEnv names will be registered
-here), the registry holds the robot-only scenes of the environment core:
-`google_robot` and `widowx` (robot at its SIMPLER placement on the table). Common
-overrides: `max_steps`, `auto_reset`, `controller_params` (a SysID parameters file
-written by `python -m simpler_jax.sysid`), `assets`-free scene options of
-`simpler_jax.scenes.scene.SceneSpec`.
+overrides:
+
+* the SIMPLER tasks under SimplerEnv's names (`simpler_jax.tasks.spec`), built as
+  `simpler_jax.tasks.env.TaskEnv` (overrides: `scene_key`, `assets`, `observation`,
+  `collision`, `station`, `settle_seconds`, `strict_hold_steps`, `max_steps`);
+* the robot-only scenes of the environment core, `google_robot` and `widowx` (robot
+  at its SIMPLER placement on the table), built as `RobotEnv` (overrides:
+  `max_steps`, `auto_reset`, `controller_params` (a SysID parameters file written by
+  `python -m simpler_jax.sysid`), `observation`, options of
+  `simpler_jax.scenes.scene.SceneSpec`).
 """
 
 from __future__ import annotations
@@ -46,5 +50,24 @@ def _robot_scene(robot: str) -> Callable:
     return build
 
 
+def _task(name: str) -> Callable:
+    def build(**overrides):
+        from simpler_jax.tasks.env import TaskEnv
+
+        return TaskEnv(name, **overrides)
+
+    return build
+
+
 register("google_robot", _robot_scene("google_robot"))
 register("widowx", _robot_scene("widowx"))
+
+
+def _register_tasks() -> None:
+    from simpler_jax.tasks.spec import TASK_SPECS
+
+    for name in TASK_SPECS:
+        register(name, _task(name))
+
+
+_register_tasks()

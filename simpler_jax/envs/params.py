@@ -28,6 +28,8 @@ class Params:
         (MuJoCo camera convention).
     init_qpos: (A+F,) robot joint positions at reset (arm then fingers).
     object_pose: (O, 7) object position and wxyz quaternion at reset.
+    scene_joint_qpos: (J,) positions of the scene's own joints at reset (the
+        cabinet's drawer openings, m; J = 0 without a cabinet).
     """
 
     arm_stiffness: jnp.ndarray
@@ -44,6 +46,7 @@ class Params:
     camera_quat: jnp.ndarray
     init_qpos: jnp.ndarray
     object_pose: jnp.ndarray
+    scene_joint_qpos: jnp.ndarray
 
 
 def default_params(scene: Scene) -> Params:
@@ -70,6 +73,7 @@ def default_params(scene: Scene) -> Params:
         camera_quat=f32(m.cam_quat[cam]),
         init_qpos=f32(cfg.init_qpos),
         object_pose=f32(obj_pose),
+        scene_joint_qpos=f32(np.zeros(len(scene.index.scene_joint_qpos))),
     )
 
 

@@ -125,6 +125,7 @@ class RobotEnv:
         qpos = qpos.at[idx.finger_qpos].set(params.init_qpos[num_arm:])
         for i, adr in enumerate(idx.object_qpos):
             qpos = qpos.at[adr : adr + 7].set(params.object_pose[i])
+        qpos = qpos.at[idx.scene_joint_qpos].set(params.scene_joint_qpos)
         ctrl = jnp.zeros(model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
         ctrl = ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
         data = mjx.make_data(model).replace(qpos=qpos, ctrl=ctrl)

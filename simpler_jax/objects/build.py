@@ -50,8 +50,9 @@ def add_object(
     collision: str = "simplified",
     hull_budget: int = 24,
     max_pieces: int = 8,
+    fixed: bool = False,
 ) -> tuple[str, ...]:
-    """Add a free body for `obj`; returns its collision geom names."""
+    """Add a free body for `obj` (welded to the world if `fixed`); returns its collision geom names."""
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
     if not path.is_file():
         raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
@@ -63,7 +64,8 @@ def add_object(
         keep = sorted(np.argsort(vols)[::-1][:max_pieces])
         pieces = [pieces[i] for i in keep]
     body = spec.worldbody.add_body(name=obj.body_name, pos=list(obj.pos), quat=list(obj.quat))
-    body.add_freejoint(name=f"{obj.body_name}/free")
+    if not fixed:
+        body.add_freejoint(name=f"{obj.body_name}/free")
     names = []
     for i, piece in enumerate(pieces):
         mesh = spec.add_mesh(name=f"{obj.body_name}/mesh{i}")

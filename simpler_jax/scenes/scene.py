@@ -18,6 +18,7 @@ import numpy as np
 
 from simpler_jax.assets.paths import asset_root as resolve_asset_root
 from simpler_jax.objects.build import ObjectSpec, add_object
+from simpler_jax.objects.cabinet import add_cabinet, cabinet_index
 from simpler_jax.robots import google_robot, widowx
 from simpler_jax.robots.builder import add_robot
 from simpler_jax.robots.config import RobotConfig
@@ -42,6 +43,10 @@ class SceneSpec:
     table_top_z: float = TABLE_TOP_Z
     camera: str = "default"
     objects: tuple[ObjectSpec, ...] = ()
+    # Objects welded to the world (the eggplant task's sink), after the free ones.
+    static_objects: tuple[ObjectSpec, ...] = ()
+    table: bool = True  # the drawer scenes have no table (the arena has no collision)
+    cabinet: str | None = None  # mk_station* name: SIMPLER's drawer cabinet
     collision: str = "simplified"
     visuals: bool = False
     hand_table_contacts: bool = True  # hand links collide with the table
@@ -118,6 +123,9 @@ class SceneIndex:
     object_bodies: np.ndarray  # (O,)
     object_qpos: np.ndarray  # (O,) start of each free joint's 7 qpos
     object_dof: np.ndarray  # (O,) start of each free joint's 6 dofs
+    scene_joint_qpos: np.ndarray  # (J,) qpos of the scene's own joints (cabinet drawers)
+    scene_joint_dof: np.ndarray  # (J,)
+    drawer_bottom_geoms: np.ndarray  # (J,) each drawer's interior-bottom geom, or (0,)
     finger_geoms: tuple[np.ndarray, ...]  # per finger link, its geom ids
     # Kinematic chain from the robot base to the EE body, for our own FK/IK.
     chain_pos: np.ndarray  # (C, 3) body offsets in the parent frame
@@ -224,7 +232,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     if original:
         for name in geoms.hand + geoms.arm + geoms.static:
             spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
-    table = _add_table(spec, s, env_type, env_aff)
+    table = _add_table(spec, s, env_type, env_aff) if s.table else None
     floor = _add_floor(spec, env_type, env_aff)
     if original:  # robot-table contacts take their softness from the geoms
         for g in spec.geoms:
@@ -237,15 +245,30 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
         for n in names:
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         object_geoms.append(names)
+    static_geoms = []  # surfaces objects and the hand touch: static objects, cabinet
+    for obj in s.static_objects:
+        names = add_object(spec, obj, assets, collision=s.collision, fixed=True)
+        for n in names:
+            spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
+        static_geoms += names
+    cabinet = None
+    if s.cabinet is not None:
+        cabinet = add_cabinet(spec, assets, s.cabinet)
+        static_geoms += [g for d in cabinet.drawers for g in d] + [cabinet.tabletop]
     finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
     torsion = (2.0 / 3.0) * cfg.finger_patch_radius
     mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
     hand_table = geoms.hand if (s.hand_table_contacts and not original) else ()
-    for rg in hand_table:
+    surfaces = ([table] if table else []) + static_geoms
+    for rg in (hand_table if table else ()):
         _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
+    for rg in geoms.hand:
+        for sg in static_geoms:
+            _add_pair(spec, rg, sg, mu_of(rg), mu_of(sg), torsion if rg in finger_geoms else None, s)
     for names in object_geoms:
         for og in names:
-            _add_pair(spec, og, table, mu_of(og), TABLE_FRICTION, None, s)
+            for sg in surfaces:
+                _add_pair(spec, og, sg, mu_of(og), mu_of(sg), None, s)
             _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
             for rg in geoms.hand + geoms.arm:
                 _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
@@ -256,7 +279,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
                 for gb in b:
                     _add_pair(spec, ga, gb, mu_of(ga), mu_of(gb), None, s)
     _add_actuators(spec, cfg)
-    return spec, (geoms, tuple(object_geoms))
+    return spec, (geoms, tuple(object_geoms), cabinet)
 
 
 def _chain(m: mujoco.MjModel, cfg: RobotConfig, root: int, ee: int, ik_qpos: np.ndarray):
@@ -287,7 +310,7 @@ def _chain(m: mujoco.MjModel, cfg: RobotConfig, root: int, ee: int, ik_qpos: np.
 def build_scene(s: SceneSpec, assets: str | pathlib.Path | None = None) -> Scene:
     """Compile `s` into a MuJoCo model and index it."""
     root_dir = resolve_asset_root(assets)
-    spec, (geoms, object_geoms) = build_mjspec(s, root_dir)
+    spec, (geoms, object_geoms, cabinet) = build_mjspec(s, root_dir)
     m = spec.compile()
     cfg = s.robot_config
 
@@ -305,6 +328,11 @@ def build_scene(s: SceneSpec, assets: str | pathlib.Path | None = None) -> Scene
     obj_bodies = np.array([m.body(o.body_name).id for o in s.objects], dtype=np.int32)
     obj_jnt = [m.body_jntadr[b] for b in obj_bodies]
     pos, quat, axis, joint = _chain(m, cfg, base_body, ee, ik_qpos)
+    if cabinet is not None:
+        cab = cabinet_index(m, cabinet)
+        scene_qpos, scene_dof, bottoms = cab.drawer_qpos, cab.drawer_dof, cab.interior_bottom_geoms
+    else:
+        scene_qpos = scene_dof = bottoms = np.zeros(0, np.int32)
     index = SceneIndex(
         arm_qpos=arm_qpos.astype(np.int32),
         arm_dof=np.array([m.jnt_dofadr[jid(j)] for j in cfg.arm_joints], np.int32),
@@ -322,6 +350,9 @@ def build_scene(s: SceneSpec, assets: str | pathlib.Path | None = None) -> Scene
         object_bodies=obj_bodies,
         object_qpos=np.array([m.jnt_qposadr[j] for j in obj_jnt], np.int32),
         object_dof=np.array([m.jnt_dofadr[j] for j in obj_jnt], np.int32),
+        scene_joint_qpos=np.asarray(scene_qpos, np.int32),
+        scene_joint_dof=np.asarray(scene_dof, np.int32),
+        drawer_bottom_geoms=np.asarray(bottoms, np.int32),
         finger_geoms=tuple(
             np.array([m.geom(g).id for g in geoms.by_link.get(link, ())], np.int32)
             for link in cfg.finger_links

@@ -1,0 +1,275 @@
+"""A SIMPLER task as pure functions: `reset` settles the objects, `step` scores.
+
+    env = TaskEnv("widowx_stack_cube")
+    params = env.episode_params([0, 1, 2])        # TaskParams, leading world axis
+    state = jax.vmap(env.reset)(params, keys)     # settled; episode stats zeroed
+    state = jax.vmap(env.step)(params, state, actions)
+    state.stats.success                           # SIMPLER's success at this step
+
+One `TaskEnv` is one compiled scene: the task's episodes that share a `scene_key`
+(the same object models; move near has one per object triplet). Everything else in
+an episode (robot pose, object poses, drawer openings, source/target indices) is in
+the per-world `TaskParams`.
+
+Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
+under its centre (found by casting a ray down the collision geometry at build time)
+in its episode orientation, then the physics runs `settle_seconds` with the robot
+held at its initial pose; the object origins and orientations after settling are
+recorded (`EpisodeReference`) for the success rules. The original drops objects
+from 0.5 m above the table with tilting locked for 0.5 s, then 0.5-2 s free; from
+2 mm the drop has nothing to tilt, so the lock is not modelled.
+
+Step: the robot environment's control step, then a `Measurement` of the new state
+(object poses, contact forces by group, SIMPLER's grasp check, drawer openings) and
+the family's rule (`simpler_jax.tasks.rules`). Worlds that are done (time limit or
+non-finite physics) keep their stats frozen. The evaluator's success is the value at
+the final step (`max_steps`).
+"""
+
+from __future__ import annotations
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+
+from simpler_jax.assets.meshes import convex_pieces
+from simpler_jax.assets.paths import OBJECT_MODELS_DIR, asset_root
+from simpler_jax.envs.params import Params
+from simpler_jax.envs.robot_env import RobotEnv
+from simpler_jax.envs.state import State
+from simpler_jax.objects.build import ObjectSpec
+from simpler_jax.scenes.scene import SceneSpec, build_scene
+from simpler_jax.tasks import contacts, rules
+from simpler_jax.tasks.object_info import object_info
+from simpler_jax.tasks.spec import task_spec
+from simpler_jax.tasks.stats import EpisodeReference, EpisodeStats, Measurement, zeros_stats
+from simpler_jax.utils.rotations import quat_to_mat
+from simpler_jax.utils.rotations_np import quat_to_mat as quat_to_mat_np
+from simpler_jax.utils.rotations_np import yaw_quat
+
+SPAWN_CLEARANCE = 0.002  # m between an object's lowest point and the surface at reset
+DEFAULT_SETTLE_SECONDS = 0.5
+DRAWER_FAMILIES = ("drawer", "place_in_drawer")
+
+
+@flax.struct.dataclass
+class TaskParams:
+    """Per-world task parameters (one world; add a leading axis to batch).
+
+    robot: the robot scene's `Params` (object poses, robot pose, drawer openings, ...).
+    source, target, drawer: () int32 (-1 none). bbox_size: (O, 3) the info JSON
+    bounding boxes of the scene's objects (m).
+    """
+
+    robot: Params
+    source: jax.Array
+    target: jax.Array
+    drawer: jax.Array
+    bbox_size: jax.Array
+
+
+@flax.struct.dataclass
+class TaskState:
+    env: State
+    stats: EpisodeStats
+    ref: EpisodeReference
+
+
+class TaskEnv:
+    """One task scene (task name + scene key) as pure `reset` / `step` of one world."""
+
+    def __init__(self, task: str, scene_key: str | None = None, assets=None, observation=None,
+                 collision: str = "simplified", station: str = "mk_station_recolor",
+                 settle_seconds: float = DEFAULT_SETTLE_SECONDS,
+                 strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None):
+        self.spec = task_spec(task)
+        episodes = self.spec.episodes()
+        keys = list(dict.fromkeys(e.scene_key for e in episodes))
+        if scene_key is None:
+            scene_key = keys[0]
+        if scene_key not in keys:
+            raise ValueError(f"task {task!r} has no scene key {scene_key!r}; allowed: {keys}")
+        self.scene_key = scene_key
+        self.episodes = {e.episode_id: e for e in episodes if e.scene_key == scene_key}
+        first = next(iter(self.episodes.values()))
+        self.assets = asset_root(assets)
+        self.model_ids = first.model_ids
+        infos = [object_info(self.spec.info_file, m, self.assets) for m in self.model_ids]
+        objects = tuple(
+            ObjectSpec(m, self.spec.object_density(m, info.density), (0.0, 2.0 * i, -1.0))
+            for i, (m, info) in enumerate(zip(self.model_ids, infos))
+        )
+        static = tuple(ObjectSpec(m, 1000.0, pos) for m, pos in self.spec.static_objects)
+        drawers = self.spec.family in DRAWER_FAMILIES
+        scene_spec = SceneSpec(
+            self.spec.robot, first.robot_xy, first.robot_yaw, base_z=self.spec.base_z,
+            camera=self.spec.camera, objects=objects, static_objects=static, table=not drawers,
+            cabinet=station if drawers else None, collision=collision, visuals=observation is not None,
+        )
+        self.scene = build_scene(scene_spec, self.assets)
+        self.max_steps = int(max_steps or self.spec.max_steps)
+        self.env = RobotEnv(self.scene, max_steps=self.max_steps, observation=observation)
+        self.bbox_size = np.array([i.bbox_size for i in infos], np.float32).reshape(-1, 3)
+        self.settle_substeps = max(int(round(settle_seconds * self.scene.robot.sim_freq)), 0)
+        self.strict_hold_steps = int(strict_hold_steps)
+        self._spawn = _SpawnHeights(self.scene, self.assets, self.model_ids)
+        m, idx = self.scene.mj_model, self.scene.index
+        robot_bodies = [b for b in range(m.nbody) if _descends(m, b, idx.base_body)]
+        self.groups = contacts.contact_groups(
+            m, self.spec.robot, robot_bodies, self.scene.robot.finger_links, idx.object_bodies,
+            idx.drawer_bottom_geoms,
+        )
+        self.max_grasp_angle = contacts.GRASP_MAX_ANGLE_DEG[self.spec.robot]
+
+    # ------------------------------------------------------------- parameters
+    def episode_params(self, episode_ids) -> TaskParams:
+        """TaskParams for `episode_ids` of this scene, stacked on a leading world axis."""
+        unknown = [e for e in episode_ids if e not in self.episodes]
+        if unknown:
+            raise ValueError(
+                f"episode ids {unknown} are not in task {self.spec.name!r} scene {self.scene_key!r}; "
+                f"allowed: {sorted(self.episodes)}")
+        base = self.env.default_params()
+        worlds = [self._one(base, self.episodes[e]) for e in episode_ids]
+        return jax.tree.map(lambda *xs: jnp.stack(xs), *worlds)
+
+    def _one(self, base: Params, ep) -> TaskParams:
+        pose = np.zeros((len(self.model_ids), 7), np.float32)
+        for i, (xy, q) in enumerate(zip(ep.object_xy, ep.object_quat)):
+            pose[i, :2] = xy
+            pose[i, 2] = self._spawn.height(i, xy, q)
+            pose[i, 3:] = q
+        base_z = float(base.base_pos[2])
+        init_qpos = base.init_qpos if self.spec.init_qpos is None else jnp.asarray(self.spec.init_qpos, jnp.float32)
+        robot = base.replace(
+            base_pos=jnp.asarray([ep.robot_xy[0], ep.robot_xy[1], base_z], jnp.float32),
+            base_quat=jnp.asarray(yaw_quat(ep.robot_yaw), jnp.float32),
+            object_pose=jnp.asarray(pose),
+            init_qpos=init_qpos,
+            scene_joint_qpos=jnp.asarray(ep.drawer_qpos if len(base.scene_joint_qpos) else (), jnp.float32),
+        )
+        i32 = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
+        return TaskParams(robot, i32(ep.source), i32(ep.target), i32(ep.drawer), jnp.asarray(self.bbox_size))
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, params: TaskParams, key: jax.Array) -> TaskState:
+        env_state = self.env.reset(params.robot, key)
+        if self.settle_substeps:
+            model = self.env.model(params.robot)
+            nu = self.env.mjx_model.nu
+            idx = self.env.index
+            num_arm = idx.arm_qpos.shape[0]
+            hold = jnp.zeros(nu).at[idx.arm_actuators].set(params.robot.init_qpos[:num_arm])
+            hold = hold.at[idx.finger_actuators].set(params.robot.init_qpos[num_arm:])
+            ctrl = jnp.broadcast_to(hold, (self.settle_substeps, nu))
+            data = self.env.physics(model, env_state.data, ctrl, params.robot)
+            env_state = self.env._observe(model, env_state.replace(data=data))
+        d = env_state.data
+        bodies = self.env.index.object_bodies
+        ref = EpisodeReference(
+            settle_pos=d.xpos[bodies],
+            bbox_world=jax.vmap(lambda q, s: quat_to_mat(q) @ s)(d.xquat[bodies], params.bbox_size)
+            if len(bodies) else jnp.zeros((0, 3)),
+            source=params.source, target=params.target, drawer=params.drawer,
+        )
+        return TaskState(env_state, zeros_stats(), ref)
+
+    # ------------------------------------------------------------------- step
+    def step(self, params: TaskParams, state: TaskState, action: jax.Array) -> TaskState:
+        env_state = self.env.step(params.robot, state.env, action)
+        m = self.measure(params, env_state.data)
+        stats = self.update(state.stats, m, state.ref, env_state.step)
+        stats = jax.tree.map(lambda old, new: jnp.where(state.env.done, old, new), state.stats, stats)
+        return TaskState(env_state, stats, state.ref)
+
+    def update(self, stats: EpisodeStats, m: Measurement, ref: EpisodeReference, step) -> EpisodeStats:
+        spec, hold = self.spec, self.strict_hold_steps
+        if spec.family == "grasp":
+            return rules.update_grasp(stats, m, ref, hold)
+        if spec.family == "move_near":
+            return rules.update_move_near(stats, m, ref, hold)
+        if spec.family == "drawer":
+            return rules.update_drawer(stats, m, ref, spec.drawer_action, hold)
+        if spec.family == "place_in_drawer":
+            return rules.update_place_in_drawer(stats, m, ref, step, spec.forced_subtask_advance_step, hold)
+        return rules.update_put_on(stats, m, ref, spec.z_offset, spec.require_source_alone, hold)
+
+    def measure(self, params: TaskParams, d) -> Measurement:
+        """What the rules read from MJX data `d` after a control step."""
+        idx, g = self.env.index, self.groups
+        bodies = idx.object_bodies
+        n_obj = len(bodies)
+        false = jnp.array(False)
+        grasped = env_contact = foreign = bottom = false
+        if n_obj:
+            forces = contacts.group_forces(g, d)
+            obj_groups = jnp.asarray(g.object_groups)
+            src = obj_groups[jnp.maximum(params.source, 0)]
+            tgt = jnp.where(params.target >= 0, obj_groups[jnp.maximum(params.target, 0)], -1)
+            dt = self.env.sim_dt
+            grasped = contacts.grasped(g, forces, d.xmat, src, dt, self.max_grasp_angle)
+            impulse = jnp.linalg.norm(forces[src], axis=-1) * dt  # (G,) from each group
+            group_ids = jnp.arange(g.num_groups)
+            non_robot = (group_ids != contacts.ROBOT) & ~jnp.isin(group_ids, jnp.asarray(g.finger_groups))
+            touching = impulse > contacts.IMPULSE_THRESHOLD
+            env_contact = jnp.any(touching & non_robot)
+            foreign = jnp.any(touching & non_robot & (group_ids != tgt))
+            if len(g.drawer_bottom_groups):
+                bottom_group = jnp.asarray(g.drawer_bottom_groups)[jnp.maximum(params.drawer, 0)]
+                bottom = contacts.touching(forces, src, bottom_group, dt)
+        lin = jnp.stack([d.qvel[a : a + 3] for a in idx.object_dof]) if n_obj else jnp.zeros((0, 3))
+        return Measurement(
+            object_pos=d.xpos[bodies], object_com=d.xipos[bodies],
+            object_speed=jnp.linalg.norm(lin, axis=-1), grasped=grasped, source_env_contact=env_contact,
+            source_foreign_contact=foreign,
+            drawer_qpos=_three(d.qpos[idx.scene_joint_qpos]), drawer_speed=_three(d.qvel[idx.scene_joint_dof]),
+            drawer_bottom_contact=bottom,
+        )
+
+
+def _three(x):
+    """Pad drawer values to (3,) (zeros without a cabinet)."""
+    return jnp.zeros(3).at[: x.shape[0]].set(x) if x.shape[0] < 3 else x
+
+
+def _descends(m, body: int, ancestor: int) -> bool:
+    while body > 0:
+        if body == ancestor:
+            return True
+        body = m.body_parentid[body]
+    return False
+
+
+class _SpawnHeights:
+    """Reset heights: the surface under an object's centre plus its lowest point."""
+
+    def __init__(self, scene, assets, model_ids):
+        m = scene.mj_model
+        self.model = m
+        self.data = mujoco.MjData(m)
+        for i, adr in enumerate(scene.index.object_qpos):  # objects out of the way
+            self.data.qpos[adr : adr + 3] = (50.0 + 3 * i, 50.0, -5.0)
+        mujoco.mj_forward(m, self.data)
+        self.vertices = [
+            np.concatenate([p.vertices for p in convex_pieces(assets / OBJECT_MODELS_DIR / mid / "collision.obj")])
+            for mid in model_ids
+        ]
+        self.robot_bodies = set(b for b in range(m.nbody) if _descends(m, b, scene.index.base_body))
+
+    def surface(self, xy) -> float:
+        """Height of the first collision surface below (x, y), ignoring the robot."""
+        m, d = self.model, self.data
+        start = np.array([xy[0], xy[1], 3.0])
+        down = np.array([0.0, 0.0, -1.0])
+        geomid = np.array([-1], np.int32)
+        groups = np.array([1, 0, 0, 0, 0, 0], np.uint8)  # collision geoms only
+        dist = mujoco.mj_ray(m, d, start, down, groups, 1, -1, geomid)
+        if geomid[0] < 0 or int(m.geom_bodyid[geomid[0]]) in self.robot_bodies:
+            return 0.0
+        return float(start[2] - dist)
+
+    def height(self, i: int, xy, quat) -> float:
+        lowest = float((self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2].min())
+        return self.surface(xy) - lowest + SPAWN_CLEARANCE

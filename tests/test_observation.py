@@ -12,6 +12,7 @@ import pytest
 
 from simpler_jax.envs import ObservationSpec, make_robot_env
 from simpler_jax.envs.observation import Observer
+from simpler_jax.render.lighting import LIGHTING_MODES, MAX_LIGHTS, lighting_mode
 
 RENDER_W, RENDER_H = 48, 36
 OUT_H, OUT_W = 24, 32
@@ -71,15 +72,23 @@ def test_output_size_is_the_render_resized(observed):
         state0.obs.segmentation, jax.image.resize(native.segmentation, (OUT_H, OUT_W), "nearest"))
 
 
-def test_batched_worlds_render_their_own_camera_and_equal_single_worlds(observed):
+def test_batched_worlds_render_their_own_camera_and_lighting_and_equal_single_worlds(observed):
     env, params, _, step, state0, _ = observed
-    batch = jax.tree.map(lambda x: jnp.stack([x, x]), params)
+    batch = jax.tree.map(lambda x: jnp.stack([x, x, x]), params)
     batch = batch.replace(camera_pos=batch.camera_pos.at[1, 2].add(0.05))  # world 1: camera 5 cm higher
-    keys = jnp.stack([jax.random.PRNGKey(0)] * 2)
+    darker = lighting_mode("slightly_darker")  # world 2: SIMPLER's darker variant
+    batch = batch.replace(light_ambient=batch.light_ambient.at[2].set(darker.ambient),
+                          light_directions=batch.light_directions.at[2].set(darker.directions),
+                          light_colors=batch.light_colors.at[2].set(darker.colors))
+    keys = jnp.stack([jax.random.PRNGKey(0)] * 3)
     states = jax.jit(jax.vmap(env.reset))(batch, keys)
-    states = jax.jit(jax.vmap(env.step))(batch, states, jnp.stack([MOVE_X, MOVE_X]))
-    assert np.any(np.asarray(states.obs.rgb[0]) != np.asarray(states.obs.rgb[1]))
-    for i in range(2):
+    states = jax.jit(jax.vmap(env.step))(batch, states, jnp.stack([MOVE_X] * 3))
+    rgb = np.asarray(states.obs.rgb, np.float64)
+    assert np.any(rgb[0] != rgb[1])
+    np.testing.assert_array_equal(states.obs.segmentation[2], states.obs.segmentation[0])
+    robot = np.asarray(states.obs.segmentation[0]) >= 0
+    assert rgb[2][robot].mean() < rgb[0][robot].mean() - 5  # same view, dimmer light
+    for i in range(3):
         p_i = jax.tree.map(lambda x: x[i], batch)
         single = step(p_i, jax.jit(env.reset)(p_i, keys[i]), MOVE_X)
         np.testing.assert_array_equal(states.obs.rgb[i], single.obs.rgb)
@@ -108,3 +117,14 @@ def test_bad_specs_name_the_field(kwargs, bad):
 def test_observations_need_visual_meshes():
     with pytest.raises(ValueError, match="visuals=True"):
         make_robot_env("widowx", observation=ObservationSpec(width=8, height=6))
+
+
+def test_lighting_modes_are_padded_and_checked():
+    for name, (ambient, lights) in LIGHTING_MODES.items():
+        light = lighting_mode(name)
+        chex.assert_shape([light.directions, light.colors], (MAX_LIGHTS, 3))
+        np.testing.assert_allclose(light.ambient, ambient)
+        np.testing.assert_allclose(light.colors[:, 0], [c for _, c in lights] + [0.0] * (MAX_LIGHTS - len(lights)))
+    np.testing.assert_allclose(lighting_mode("simple").directions[0], [-0.258819, 0, -0.965926], atol=1e-6)
+    with pytest.raises(ValueError, match="'dim'.*allowed"):
+        lighting_mode("dim")

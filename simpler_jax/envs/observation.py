@@ -87,10 +87,11 @@ class Observer:
         self.width, self.height = spec.render_size(scene)
         self.geometry = render_geometry(scene.mj_model, max_faces_per_mesh=spec.max_faces_per_mesh)
 
-    def __call__(self, model, data) -> Observation:
+    def __call__(self, model, data, lighting=None) -> Observation:
+        """lighting: a `simpler_jax.render.lighting.Lighting` (default SIMPLER's default)."""
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
-                          self.width, self.height)
+                          self.width, self.height, lighting=lighting)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
         size = self.spec.output_size
         if size is not None and size != (self.height, self.width):

@@ -30,6 +30,10 @@ class Params:
     object_pose: (O, 7) object position and wxyz quaternion at reset.
     scene_joint_qpos: (J,) positions of the scene's own joints at reset (the
         cabinet's drawer openings, m; J = 0 without a cabinet).
+    light_ambient: (3,) ambient rgb; light_directions: (L, 3) world direction each
+        directional light travels; light_colors: (L, 3) their rgb intensities
+        (L = `simpler_jax.render.lighting.MAX_LIGHTS`; SIMPLER's modes are
+        `lighting_mode(name)`). Only used when the environment renders.
     """
 
     arm_stiffness: jnp.ndarray
@@ -47,11 +51,30 @@ class Params:
     init_qpos: jnp.ndarray
     object_pose: jnp.ndarray
     scene_joint_qpos: jnp.ndarray
+    light_ambient: jnp.ndarray
+    light_directions: jnp.ndarray
+    light_colors: jnp.ndarray
+
+    def lighting(self):
+        from simpler_jax.render.lighting import Lighting
+
+        return Lighting(self.light_ambient, self.light_directions, self.light_colors)
+
+    def with_lighting(self, lighting) -> "Params":
+        """These params (one world or batched) with `lighting` (a
+        `simpler_jax.render.lighting.Lighting` of one world) in every world."""
+        fit = lambda new, old: jnp.broadcast_to(jnp.asarray(new, old.dtype), old.shape)  # noqa: E731
+        return self.replace(light_ambient=fit(lighting.ambient, self.light_ambient),
+                            light_directions=fit(lighting.directions, self.light_directions),
+                            light_colors=fit(lighting.colors, self.light_colors))
 
 
 def default_params(scene: Scene) -> Params:
     """SIMPLER's defaults for `scene` (one world, float32)."""
+    from simpler_jax.render.lighting import simpler_default_lighting
+
     cfg, spec, m = scene.robot, scene.spec, scene.mj_model
+    light = simpler_default_lighting()
     base_z = cfg.base_height if spec.base_z is None else spec.base_z
     f32 = lambda x: jnp.asarray(np.asarray(x, np.float32))  # noqa: E731
     cam = scene.index.camera
@@ -74,6 +97,7 @@ def default_params(scene: Scene) -> Params:
         init_qpos=f32(cfg.init_qpos),
         object_pose=f32(obj_pose),
         scene_joint_qpos=f32(np.zeros(len(scene.index.scene_joint_qpos))),
+        light_ambient=light.ambient, light_directions=light.directions, light_colors=light.colors,
     )
 
 

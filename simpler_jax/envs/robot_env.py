@@ -109,13 +109,13 @@ class RobotEnv:
     def reset(self, params: Params, key: jax.Array) -> State:
         """A new episode: robot at `params.init_qpos`, objects at `params.object_pose`."""
         model = self.model(params)
-        return self._observe(model, self._reset_physics(model, params, key))
+        return self._observe(model, params, self._reset_physics(model, params, key))
 
-    def _observe(self, model: mjx.Model, state: State) -> State:
+    def _observe(self, model: mjx.Model, params: Params, state: State) -> State:
         """`state` with `obs` rendered from its data (unchanged without an observer)."""
         if self.observer is None:
             return state
-        return state.replace(obs=self.observer(model, state.data))
+        return state.replace(obs=self.observer(model, state.data, params.lighting()))
 
     def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
         idx = self.index
@@ -215,7 +215,7 @@ class RobotEnv:
             key, sub = jax.random.split(new.key)
             fresh = self._reset_physics(model, params, sub)
             new = jax.tree.map(lambda r, cur: jnp.where(done, r, cur), fresh, new.replace(key=key))
-        return self._observe(model, new)
+        return self._observe(model, params, new)
 
 
 def make_robot_env(robot: str, objects=(), max_steps: int = 80, auto_reset: bool = False,

@@ -28,10 +28,46 @@ def make_lighting(ambient, lights) -> Lighting:
                     jnp.asarray(dirs), jnp.asarray(cols))
 
 
+MAX_LIGHTS = 3  # per-world lighting has a fixed number of directional lights
+
+# SIMPLER's lighting modes: (ambient, [(direction, intensity), ...]) (SIMPLER_SPEC.md
+# §2.2-§2.6). Pick/move-near/Bridge: "default" and the variant-aggregation
+# "slightly_brighter" / "slightly_darker"; move near also has "original" and
+# "ambient_only"; drawers: "simple" (visual matching), the legacy ray-traced light
+# "drawer" with its "drawer_brighter" / "drawer_darker" / "drawer_vertical"
+# variants (shadows are not rendered yet); the eggplant sink scene: "eggplant".
+_COS75, _SIN75 = 0.25881904510252074, 0.9659258262890683
+_DRAWER_SIDE = [((-1, 1, -0.05), 0.5), ((-1, -1, -0.05), 0.5)]
+LIGHTING_MODES = {
+    "default": (0.3, [((0, 0, -1), 2.2), ((-1, -0.5, -1), 0.7), ((1, 1, -1), 0.7)]),
+    "slightly_brighter": (0.3, [((0, 0, -1), 3.6), ((-1, -0.5, -1), 1.3), ((1, 1, -1), 1.3)]),
+    "slightly_darker": (0.3, [((1, 1, -1), 0.8), ((0, 0, -1), 0.8)]),
+    "darker": (0.3, [((1, 1, -1), 0.3), ((0, 0, -1), 0.3)]),
+    "original": (0.3, [((1, 1, -1), 1.0), ((0, 0, -1), 1.0)]),
+    "ambient_only": (1.0, []),
+    "simple": (1.0, [((-_COS75, 0, -_SIN75), 1.0)]),
+    "simple2": (1.0, [((0, 0, -1), 0.5)]),
+    "drawer": (0.3, [((-0.2, 0, -1), 1.0)] + _DRAWER_SIDE),
+    "drawer_vertical": (0.3, [((-0.1, 0, -1), 1.0)] + _DRAWER_SIDE),
+    "drawer_brighter": (0.3, [((-0.2, 0, -1), 2.0)] + _DRAWER_SIDE),
+    "drawer_darker": (0.3, [((-0.2, 0, -1), 0.5)] + _DRAWER_SIDE),
+    "eggplant": (0.3, [((0, 0, -1), 0.3)]),
+}
+
+
+def lighting_mode(name: str) -> Lighting:
+    """SIMPLER's lighting `name`, padded to MAX_LIGHTS lights (unused ones black)."""
+    if name not in LIGHTING_MODES:
+        raise ValueError(f"unknown lighting mode {name!r}; allowed: {sorted(LIGHTING_MODES)}")
+    ambient, lights = LIGHTING_MODES[name]
+    lights = list(lights) + [((0, 0, -1), 0.0)] * (MAX_LIGHTS - len(lights))
+    return make_lighting(ambient, lights)
+
+
 def simpler_default_lighting() -> Lighting:
     """SIMPLER's default scene lighting (SIMPLER_SPEC.md §2.2 "default"): ambient 0.3,
     directional [0,0,-1]: 2.2, [-1,-0.5,-1]: 0.7, [1,1,-1]: 0.7."""
-    return make_lighting(0.3, [((0, 0, -1), 2.2), ((-1, -0.5, -1), 0.7), ((1, 1, -1), 0.7)])
+    return lighting_mode("default")
 
 
 def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, lighting: Lighting) -> jnp.ndarray:

@@ -40,6 +40,7 @@ from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.envs.state import State
 from simpler_jax.objects.build import ObjectSpec
+from simpler_jax.render.lighting import lighting_mode
 from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.tasks import contacts, rules
 from simpler_jax.tasks.object_info import object_info
@@ -149,7 +150,7 @@ class TaskEnv:
             object_pose=jnp.asarray(pose),
             init_qpos=init_qpos,
             scene_joint_qpos=jnp.asarray(ep.drawer_qpos if len(base.scene_joint_qpos) else (), jnp.float32),
-        )
+        ).with_lighting(lighting_mode(self.spec.lighting))
         i32 = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
         return TaskParams(robot, i32(ep.source), i32(ep.target), i32(ep.drawer), jnp.asarray(self.bbox_size))
 
@@ -165,7 +166,7 @@ class TaskEnv:
             hold = hold.at[idx.finger_actuators].set(params.robot.init_qpos[num_arm:])
             ctrl = jnp.broadcast_to(hold, (self.settle_substeps, nu))
             data = self.env.physics(model, env_state.data, ctrl, params.robot)
-            env_state = self.env._observe(model, env_state.replace(data=data))
+            env_state = self.env._observe(model, params.robot, env_state.replace(data=data))
         d = env_state.data
         bodies = self.env.index.object_bodies
         ref = EpisodeReference(

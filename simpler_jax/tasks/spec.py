@@ -38,6 +38,7 @@ class TaskSpec:
     always_overlay: tuple[str, ...] = ()  # bodies the real photo shows through
     static_objects: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # (model id, pos), locked
     forced_subtask_advance_step: int | None = None
+    lighting: str = "default"  # a `simpler_jax.render.lighting.LIGHTING_MODES` name
 
     def episodes(self) -> tuple:
         return self.grid(self.name)
@@ -74,16 +75,16 @@ def _specs() -> dict[str, TaskSpec]:
         cap = action.capitalize()
         specs.append(_google(f"google_robot_{action}_drawer", f"{cap}DrawerCustomInScene-v0", "drawer", 113,
                              "info_pick_custom_v0.json", lambda n, a=action: E.drawer(n, a, (0, 1, 2)),
-                             drawer_action=action))
+                             drawer_action=action, lighting="simple"))
         for d, which in enumerate(("top", "middle", "bottom")):
             specs.append(_google(
                 f"google_robot_{action}_{which}_drawer", f"{cap}{which.capitalize()}DrawerCustomInScene-v0",
                 "drawer", 113, "info_pick_custom_v0.json", lambda n, a=action, d=d: E.drawer(n, a, (d,)),
-                drawer_action=action))
+                drawer_action=action, lighting="simple"))
     specs.append(_google("google_robot_place_apple_in_closed_top_drawer",
                          "PlaceIntoClosedTopDrawerCustomInScene-v0", "place_in_drawer", 200,
                          "info_pick_custom_baked_tex_v1.json", E.place_in_closed_drawer,
-                         forced_subtask_advance_step=100))
+                         forced_subtask_advance_step=100, lighting="simple"))
     from simpler_jax.robots.widowx import INIT_QPOS_SINK
 
     bridge = [
@@ -94,7 +95,8 @@ def _specs() -> dict[str, TaskSpec]:
          "info_bridge_custom_baked_tex_v0.json", dict(require_source_alone=True)),
         ("widowx_put_eggplant_in_basket", "PutEggplantInBasketScene-v0", 120, "info_bridge_custom_v0.json",
          dict(z_offset=0.06, camera="widowx_sink_camera_setup", base_z=0.85, init_qpos=INIT_QPOS_SINK,
-              always_overlay=("sink", "dummy_sink_target_plane"), static_objects=(("sink", E.SINK_POS),))),
+              always_overlay=("sink", "dummy_sink_target_plane"), static_objects=(("sink", E.SINK_POS),),
+              lighting="eggplant")),
     ]
     for name, env_id, steps, info, kw in bridge:
         specs.append(TaskSpec(name, env_id, "put_on", "widowx", steps, info, E.bridge, **kw))

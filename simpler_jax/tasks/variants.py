@@ -1,0 +1,144 @@
+"""Variant Aggregation: the visual variants of each Google task (SIMPLER_SPEC.md §3.2).
+
+A variant changes how a task looks, not what it asks. Two kinds of change:
+
+* per-world parameters (`apply_variant(params, variant)`): the lighting mode and the
+  head tilt of the camera-angle variants; they batch with any other variant in one
+  compiled call;
+* scene changes (`Variant.station`, `.background`, `.distractors`): a different
+  cabinet URDF, scene stage or distractor set is a different compiled scene.
+  `TaskEnv(task, station=v.station)` builds the cabinet variants; distractor sets and
+  stage backgrounds are not built into task scenes yet.
+
+The original's background and cabinet-room stages (`google_pick_coke_can_1_v4_alt_
+background*`, `Baked_sc1_staging_objaverse_cabinet{1,2}_h870`, `modern_bedroom_no_roof`,
+`modern_office_no_roof`) are not available (ASSETS.md); `Variant.substitute` says
+what stands in for each, and results must carry it (`variant_metadata`).
+Camera-angle variants are run by the original but excluded from its metric
+(`in_metric=False`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+
+from simpler_jax.render.lighting import lighting_mode
+
+HEAD_TILT_INDEX = 8  # joint_head_tilt among the Google arm joints
+STANDARD_HEAD_TILT = 0.7851361
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    name: str
+    kind: str  # base | background | lighting | distractor | table | camera
+    lighting: str | None = None  # None: the task's own mode
+    head_tilt: float | None = None
+    station: str | None = None  # cabinet URDF (drawer tasks)
+    background: str | None = None  # original scene stage name
+    distractors: tuple[str, ...] = ()
+    in_metric: bool = True
+    substitute: str | None = None  # what stands in for an unavailable original asset
+
+
+_BG_SUB = "the table box of the base scene (original stage GLB not available)"
+_TABLE_SUB = "the table box of the base scene (original cabinet-room stage GLB not available)"
+_ROOM_SUB = "no room geometry (original stage GLB not available; drawer scenes have no arena collision)"
+
+
+def _tabletop(less, more, camera=True):
+    out = [
+        Variant("base", "base"),
+        Variant("alt_background", "background", background="google_pick_coke_can_1_v4_alt_background",
+                substitute=_BG_SUB),
+        Variant("alt_background_2", "background", background="google_pick_coke_can_1_v4_alt_background_2",
+                substitute=_BG_SUB),
+        Variant("slightly_darker_lighting", "lighting", lighting="slightly_darker"),
+        Variant("slightly_brighter_lighting", "lighting", lighting="slightly_brighter"),
+    ]
+    out += [v for v in (less, more) if v is not None]
+    out += [
+        Variant("cabinet1_table", "table", background="Baked_sc1_staging_objaverse_cabinet1_h870",
+                substitute=_TABLE_SUB),
+        Variant("cabinet2_table", "table", background="Baked_sc1_staging_objaverse_cabinet2_h870",
+                substitute=_TABLE_SUB),
+    ]
+    if camera:
+        out += [Variant("alt_camera", "camera", head_tilt=0.9351361, in_metric=False),
+                Variant("alt_camera_2", "camera", head_tilt=0.6651361, in_metric=False)]
+    return tuple(out)
+
+
+def _drawers():
+    return (
+        Variant("base", "base", lighting="drawer", station="mk_station", background="frl_apartment_stage_simple",
+                substitute="no room geometry (the drawer arena has no collision; stage visuals not rendered yet)"),
+        Variant("modern_bedroom", "background", lighting="drawer", station="mk_station",
+                background="modern_bedroom_no_roof", substitute=_ROOM_SUB),
+        Variant("modern_office", "background", lighting="drawer", station="mk_station",
+                background="modern_office_no_roof", substitute=_ROOM_SUB),
+        Variant("brighter", "lighting", lighting="drawer_brighter", station="mk_station"),
+        Variant("darker", "lighting", lighting="drawer_darker", station="mk_station"),
+        Variant("mk_station2", "table", lighting="drawer", station="mk_station2"),
+        Variant("mk_station3", "table", lighting="drawer", station="mk_station3"),
+    )
+
+
+COKE_CAN_DISTRACTORS = {
+    "less": ("opened_pepsi_can", "apple", "sponge", "orange"),
+    "more": ("opened_7up_can", "opened_sprite_can", "sponge", "orange", "opened_fanta_can",
+             "bridge_spoon_generated_modified"),
+}
+
+VARIANT_AGGREGATION: dict[str, tuple[Variant, ...]] = {
+    "google_robot_pick_coke_can": _tabletop(
+        Variant("distractors", "distractor", distractors=COKE_CAN_DISTRACTORS["less"]),
+        Variant("more_distractors", "distractor", distractors=COKE_CAN_DISTRACTORS["more"])),
+    "google_robot_move_near": _tabletop(Variant("no_distractor", "distractor", distractors=("none",)), None),
+    "google_robot_open_drawer": _drawers(),
+    "google_robot_close_drawer": _drawers(),
+    "google_robot_place_apple_in_closed_top_drawer": _drawers(),
+}
+
+
+def variants(task: str) -> tuple[Variant, ...]:
+    """The Variant Aggregation variants of `task` (coke-can orientations and single
+    drawers share their family's list)."""
+    from simpler_jax.tasks.spec import task_spec
+
+    spec = task_spec(task)
+    key = {
+        "grasp": "google_robot_pick_coke_can" if "coke_can" in task else None,
+        "move_near": "google_robot_move_near",
+        "drawer": f"google_robot_{spec.drawer_action}_drawer",
+        "place_in_drawer": "google_robot_place_apple_in_closed_top_drawer",
+    }.get(spec.family)
+    if key is None:
+        raise ValueError(f"task {task!r} has no Variant Aggregation variants; tasks that do: "
+                         f"{sorted(VARIANT_AGGREGATION)} (and their orientation/drawer sub-tasks)")
+    return VARIANT_AGGREGATION[key]
+
+
+def variant(task: str, name: str) -> Variant:
+    table = {v.name: v for v in variants(task)}
+    if name not in table:
+        raise ValueError(f"unknown variant {name!r} for task {task!r}; allowed: {sorted(table)}")
+    return table[name]
+
+
+def apply_variant(params, v: Variant):
+    """The per-world part of `v` applied to a world's `TaskParams` (lighting, head tilt)."""
+    robot = params.robot
+    if v.lighting is not None:
+        robot = robot.with_lighting(lighting_mode(v.lighting))
+    if v.head_tilt is not None:
+        robot = robot.replace(init_qpos=robot.init_qpos.at[..., HEAD_TILT_INDEX].set(jnp.float32(v.head_tilt)))
+    return params.replace(robot=robot)
+
+
+def variant_metadata(v: Variant) -> dict:
+    """What a results file records about the variant, substitutes included."""
+    return {k: getattr(v, k) for k in ("name", "kind", "lighting", "head_tilt", "station", "background",
+                                       "distractors", "in_metric", "substitute")}

@@ -1,0 +1,246 @@
+"""A privileged-state scripted policy per task family, acting only through the 7-D action.
+
+It reads the simulator state (object centres of mass, the measured TCP, the
+controller's target) but commands the robot exactly as a trained policy would:
+`[dx, dy, dz, rx, ry, rz, gripper]` in the robot's SIMPLER controller convention.
+It is a pure JAX function of one world, so a whole episode grid runs in one
+`jit(vmap)` rollout with the physics:
+
+    policy = ScriptedPolicy(env)                      # env: TaskEnv
+    pstate = jax.vmap(policy.init)(params, state)
+    action, pstate = jax.vmap(policy)(params, state, pstate)
+
+A plan is a fixed table of phases (waypoint, gripper, step size, tolerance, step
+budget); a phase ends when the TCP is within its tolerance of its waypoint or its
+budget is spent. Waypoints are recomputed every step from the current state, and the
+TCP position and the source-to-TCP offset at the moment the gripper starts closing
+are remembered (`anchor`, `grasp_offset`), so lifting and placing are relative to
+the actual grasp. The gripper's approach axis is turned straight down and its
+closing direction across the source's long (model x) axis before the grasp.
+
+Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
+lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
+with the closed gripper). Opening a drawer (handles have no collision in SIMPLER)
+and the place-in-drawer task have no scripted plan yet: the policy holds still.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from simpler_jax.controllers import kinematics
+from simpler_jax.utils.rotations import quat_to_mat
+
+APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
+CLOSING_AXIS = 1  # TCP axis the fingers close along (both robots)
+ROT_STEP = 0.15  # rad per control step
+# Gripper actions: WidowX is absolute (+1 open, -1 closed); the Google gripper is
+# relative (+1 closes fully, -1 opens fully, 0 holds).
+GRIPPER = {"google_robot": {"open": -1.0, "close": 1.0}, "widowx": {"open": 1.0, "close": -1.0}}
+CABINET_X = -0.295  # cabinet root x (world)
+DRAWER_FRONT_X = 0.305 + 0.0075  # front face of a drawer in the cabinet frame
+DRAWER_Z = (0.685, 0.440, 0.195)  # world z of the drawer joints
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    name: str
+    gripper: str  # "open" | "close"
+    step: float  # max TCP travel per control step (m)
+    tol: float  # done when the TCP is this close (m); < 0: run the whole budget
+    budget: int  # max control steps
+    align: bool = False  # turn the gripper to the source before grasping
+
+
+PLANS = {
+    "pick": (
+        Phase("above", "open", 0.04, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 15, True),
+        Phase("close", "close", 0.0, -1.0, 5), Phase("lift", "close", 0.02, 0.01, 15),
+        Phase("hold", "close", 0.01, -1.0, 1000),
+    ),
+    "carry": (
+        Phase("above", "open", 0.04, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
+        Phase("close", "close", 0.0, -1.0, 3), Phase("lift", "close", 0.01, 0.01, 8),
+        Phase("carry", "close", 0.01, 0.01, 25), Phase("lower", "close", 0.01, 0.005, 6),
+        Phase("release", "open", 0.0, -1.0, 3), Phase("retreat", "open", 0.02, -1.0, 1000),
+    ),
+    "push": (
+        Phase("level", "close", 0.04, 0.015, 60), Phase("push", "close", 0.03, 0.01, 40),
+        Phase("back", "close", 0.03, -1.0, 1000),
+    ),
+    "hold": (Phase("hold", "close", 0.0, -1.0, 100000),),
+}
+ABOVE = 0.07  # pre-grasp height of the TCP above the grasp point (m)
+LIFT = 0.06  # m
+CARRY_CLEARANCE = 0.05  # m above the place point while carrying
+PLACE_GAP = 0.01  # m between the bottom of the source and the top of the target when released
+GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the source COM
+PUSH_STANDOFF = 0.10  # m in front of the drawer face
+PUSH_END = 0.03  # m: TCP x in front of the closed drawer face at the end of the push
+PUSH_HEIGHT = -0.04  # m: push the lower half of the drawer front (keeps the hand off the top)
+
+
+@flax.struct.dataclass
+class PolicyState:
+    phase: jax.Array  # () int32
+    steps: jax.Array  # () int32 steps spent in the phase
+    anchor: jax.Array  # (3,) world TCP position when closing started
+    grasp_offset: jax.Array  # (3,) TCP minus source COM when closing started
+
+
+def plan_name(spec) -> str:
+    if spec.family == "grasp":
+        return "pick"
+    if spec.family in ("put_on", "move_near"):
+        return "carry"
+    if spec.family == "drawer" and spec.drawer_action == "close":
+        return "push"
+    return "hold"
+
+
+class ScriptedPolicy:
+    """The scripted policy of one `TaskEnv` (static plan, per-world state)."""
+
+    def __init__(self, env):
+        self.env = env
+        self.robot = env.spec.robot
+        self.plan = PLANS[plan_name(env.spec)]
+        self.plan_name = plan_name(env.spec)
+        self._step = np.array([p.step for p in self.plan], np.float32)
+        self._tol = np.array([p.tol for p in self.plan], np.float32)
+        self._budget = np.array([p.budget for p in self.plan], np.int32)
+        grip = GRIPPER[self.robot]
+        self._gripper = np.array([grip[p.gripper] for p in self.plan], np.float32)
+        self._align = np.array([p.align for p in self.plan], bool)
+        self._is_close = np.array([p.name == "close" for p in self.plan], bool)
+
+    def init(self, params, state) -> PolicyState:
+        z = jnp.zeros(3)
+        return PolicyState(jnp.array(0, jnp.int32), jnp.array(0, jnp.int32), z, z)
+
+    # ----------------------------------------------------------------- frames
+    def _tcp(self, state):
+        """Measured TCP (world position (3,), base-frame rotation (3, 3))."""
+        idx = self.env.env.index
+        q = state.env.data.qpos[idx.arm_qpos][idx.ik_in_arm]
+        p, r, _, _ = kinematics.forward_kinematics(self.env.env.chain, q)
+        return p, r
+
+    def _origin(self, state, tcp_base, tcp_rot):
+        """The base-frame pose the controller adds deltas to."""
+        if self.robot == "widowx":
+            c = state.env.controller
+            return c.ee_target_pos, c.ee_target_rot
+        return tcp_base, tcp_rot
+
+    # -------------------------------------------------------------- waypoints
+    def _waypoints(self, params, state, ps: PolicyState, tcp_world):
+        """(P, 3) world waypoints of every phase at this step."""
+        d = state.env.data
+        bodies = self.env.env.index.object_bodies
+        up = jnp.array([0.0, 0.0, 1.0])
+        name = self.plan_name
+        if name == "hold":
+            return jnp.broadcast_to(tcp_world, (1, 3))
+        if name == "push":
+            # In front of the drawer face at its fully open position, then to where
+            # the face is when closed (plus the finger's half thickness).
+            drawer = jnp.maximum(params.drawer, 0)
+            closed_x = CABINET_X + DRAWER_FRONT_X
+            z = jnp.asarray(DRAWER_Z)[drawer] + PUSH_HEIGHT
+            start = jnp.stack([closed_x + 0.2 + PUSH_STANDOFF, params.robot.base_pos[1], z])
+            pushed = start.at[0].set(closed_x + PUSH_END)
+            return jnp.stack([start, pushed, start + 0.15 * up])
+        src = d.xipos[bodies][jnp.maximum(params.source, 0)]
+        grasp = src + GRASP_DZ[self.robot] * up
+        lift = ps.anchor + LIFT * up
+        hold = lift
+        if name == "pick":
+            return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, hold])
+        tgt = d.xipos[bodies][jnp.maximum(params.target, 0)]
+        half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
+        src_half = half[jnp.maximum(params.source, 0), 2]
+        tgt_half = half[jnp.maximum(params.target, 0), 2]
+        if self.env.spec.family == "move_near":
+            # Put the source beside the target, on the source's side, just clear of it.
+            away = (src - tgt).at[2].set(0.0)
+            away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
+            gap = jnp.linalg.norm(half[jnp.maximum(params.source, 0), :2]) + jnp.linalg.norm(
+                half[jnp.maximum(params.target, 0), :2]) + 0.02
+            place_com = tgt + gap * away
+            place_com = place_com.at[2].set(src[2])
+        else:
+            place_com = tgt + (tgt_half + src_half + PLACE_GAP) * up
+        place = place_com + ps.grasp_offset
+        return jnp.stack([
+            grasp + ABOVE * up, grasp, ps.anchor, lift, place + CARRY_CLEARANCE * up, place, place,
+            place + CARRY_CLEARANCE * up,
+        ])
+
+    # ---------------------------------------------------------------- the policy
+    def __call__(self, params, state, ps: PolicyState):
+        """(action (7,) float32, new PolicyState) for one world."""
+        base_r = quat_to_mat(params.robot.base_quat)
+        base_p = params.robot.base_pos
+        tcp_base, tcp_rot = self._tcp(state)
+        tcp_world = base_p + base_r @ tcp_base
+        wps = self._waypoints(params, state, ps, tcp_world)
+        phase = ps.phase
+        dist = jnp.linalg.norm(wps[phase] - tcp_world)
+        tol = jnp.asarray(self._tol)[phase]
+        done = ((tol >= 0) & (dist < tol)) | (ps.steps >= jnp.asarray(self._budget)[phase])
+        last = len(self.plan) - 1
+        phase = jnp.where(done, jnp.minimum(phase + 1, last), phase).astype(jnp.int32)
+        steps = jnp.where(done, 0, ps.steps + 1).astype(jnp.int32)
+        # Remember the grasp when the close phase begins.
+        closing = done & jnp.asarray(self._is_close)[phase]
+        bodies = self.env.env.index.object_bodies
+        if len(bodies):
+            src = state.env.data.xipos[bodies][jnp.maximum(params.source, 0)]
+            anchor = jnp.where(closing, tcp_world, ps.anchor)
+            offset = jnp.where(closing, tcp_world - src, ps.grasp_offset)
+        else:
+            anchor, offset = ps.anchor, ps.grasp_offset
+        ps = PolicyState(phase, steps, anchor, offset)
+        wps = self._waypoints(params, state, ps, tcp_world)
+        origin_p, origin_r = self._origin(state, tcp_base, tcp_rot)
+        target_base = base_r.T @ (wps[phase] - base_p)
+        # Deltas are taken from the controller's origin; cap the TCP travel per step.
+        max_step = jnp.asarray(self._step)[phase]
+        delta = target_base - origin_p
+        norm = jnp.linalg.norm(delta)
+        delta = delta * jnp.minimum(1.0, max_step / jnp.maximum(norm, 1e-9))
+        rot = self._align_down(origin_r)
+        if len(bodies):
+            rot = rot + jnp.where(jnp.asarray(self._align)[phase], 1.0, 0.0) * self._align_yaw(
+                params, state, origin_r, base_r)
+        gripper = jnp.asarray(self._gripper)[phase]
+        action = jnp.concatenate([delta, rot, gripper[None]]).astype(jnp.float32)
+        return action, ps
+
+    def _align_down(self, rot):
+        """Rotation vector (base frame) turning the approach axis towards -z, capped."""
+        approach = rot[:, APPROACH_AXIS[self.robot]]
+        down = jnp.array([0.0, 0.0, -1.0])
+        axis = jnp.cross(approach, down)
+        sin = jnp.linalg.norm(axis)
+        cos = approach @ down
+        angle = jnp.minimum(jnp.arctan2(sin, cos), ROT_STEP)
+        return jnp.where(sin > 1e-6, axis / jnp.maximum(sin, 1e-9) * angle, jnp.zeros(3))
+
+    def _align_yaw(self, params, state, rot, base_r):
+        """Rotation about base z putting the closing axis across the source's model x axis."""
+        bodies = self.env.env.index.object_bodies
+        xmat = state.env.data.xmat[bodies][jnp.maximum(params.source, 0)]
+        long_axis = base_r.T @ xmat[:, 0]
+        closing = rot[:, CLOSING_AXIS]
+        want = jnp.arctan2(long_axis[1], long_axis[0]) + jnp.pi / 2
+        have = jnp.arctan2(closing[1], closing[0])
+        err = jnp.mod(want - have + jnp.pi / 2, jnp.pi) - jnp.pi / 2  # closing axis is sign-free
+        flat = jnp.linalg.norm(long_axis[:2]) > 0.3  # no yaw for objects standing on end
+        return jnp.array([0.0, 0.0, 1.0]) * jnp.clip(err, -ROT_STEP, ROT_STEP) * flat

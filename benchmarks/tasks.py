@@ -122,10 +122,11 @@ def main(argv=None) -> int:
               f"{fmt(s['zero_success'])}%  grasped {fmt(s['scripted_grasped'])}%  nonfinite "
               f"{s['scripted_nonfinite'] + s['zero_nonfinite']}  compile+first {t['compile_and_first_chunk_s']:.0f}s",
               flush=True)
-    write_json_atomic(a.out, {
-        "config": vars(a), "versions": package_versions(), "device": str(jax.devices()[0]),
-        "summary": summarize(rows), "timing": timings, "episodes": rows,
-    })
+        # Rewritten after every task, so an interrupted run keeps the finished ones.
+        write_json_atomic(a.out, {
+            "config": vars(a), "versions": package_versions(), "device": str(jax.devices()[0]),
+            "summary": summarize(rows), "timing": timings, "episodes": rows,
+        })
     print(f"wrote {a.out}")
     return 0
 

@@ -97,12 +97,14 @@ def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     """Same closed-loop scripted grasp in MJX (simplified collision) and MuJoCo C
     (original meshes): the same outcome and the final object height within 1 cm."""
     env, original, case = gl.build_pair(robot)
-    mjx_result = gl.run_mjx(env, case)
     c_result = gl.run_mujoco_c(env, original, case)
-    assert np.all(np.isfinite(mjx_result.object_z)) and np.all(np.isfinite(c_result.object_z))
+    assert np.all(np.isfinite(c_result.object_z))
     # A grasp-and-lift check needs a reference that lifts: two engines that both throw
-    # the object to the floor agree on nothing about grasping.
+    # the object to the floor agree on nothing about grasping (checked before the MJX
+    # run, which is then not needed).
     assert c_result.lifted, "the MuJoCo C reference did not lift the object"
+    mjx_result = gl.run_mjx(env, case)
+    assert np.all(np.isfinite(mjx_result.object_z))
     assert mjx_result.lifted == c_result.lifted
     assert abs(mjx_result.object_z[-1] - c_result.object_z[-1]) < 0.01
     # Both reached the lift phase: the comparison covers approach, grasp and lift.

@@ -15,8 +15,9 @@ overrides:
 
 from __future__ import annotations
 
-import difflib
 from typing import Callable, Dict
+
+from simpler_jax.utils.names import unknown_name
 
 _REGISTRY: Dict[str, Callable] = {}
 
@@ -35,9 +36,7 @@ def list_tasks() -> list[str]:
 def make(name: str, **overrides):
     """Build the environment registered as `name`; unknown names list the known ones."""
     if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown task {name!r}{hint} known: {list_tasks()}")
+        raise unknown_name("task", name, _REGISTRY)
     return _REGISTRY[name](**overrides)
 
 

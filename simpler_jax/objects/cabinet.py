@@ -1,7 +1,8 @@
 """SIMPLER's drawer cabinet (`data/custom/mk_station*.urdf`) for the drawer tasks.
 
-SIMPLER_SPEC.md §2.4, §2.5, §7. The URDF is read here with `xml.etree` (it has box
-geometry only, plus one mesh tabletop visual in mk_station3/4) and written into a
+SIMPLER_SPEC.md §2.4, §2.5, §7. The URDF is read with the robots' URDF reader
+(`simpler_jax.robots.urdf`; box geometry only, plus one mesh tabletop visual in
+mk_station3/4) and written into a
 `mujoco.MjSpec` as:
 
 - a static root body `cabinet` (URDF link `body`: back, left and right walls and the
@@ -57,7 +58,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
-import xml.etree.ElementTree as ET
 
 import mujoco
 import numpy as np
@@ -65,6 +65,7 @@ import numpy as np
 from simpler_jax.assets.meshes import load_mesh
 from simpler_jax.assets.paths import MissingAssetError
 from simpler_jax.robots.builder import COLLISION_GROUP, LIMIT_SOLIMP, LIMIT_SOLREF, VISUAL_GROUP
+from simpler_jax.robots.urdf import Link, Shape, read_urdf
 from simpler_jax.utils.rotations_np import rpy_to_quat
 
 CABINET_DIR = "data/custom"
@@ -81,38 +82,6 @@ CABINET_FRICTION = 1.0  # SAPIEN scene default material (static = dynamic)
 DENSITY = 1000.0  # kg/m^3, SAPIEN's default for links without <inertial>
 # Mean colour of models/stone_tabletop.glb's base-colour texture (1024x1024 PNG).
 STONE_TABLETOP_RGBA = (0.726, 0.700, 0.675, 1.0)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Shape:
-    name: str
-    kind: str  # "box" | "mesh"
-    xyz: np.ndarray  # (3,)
-    rpy: np.ndarray  # (3,)
-    size: np.ndarray | None = None  # (3,) full extents, boxes only
-    filename: pathlib.Path | None = None  # meshes only
-    material: str | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class _Link:
-    name: str
-    visuals: tuple[_Shape, ...]
-    collisions: tuple[_Shape, ...]
-    inertial: tuple | None = None  # (mass, com xyz, com rpy, [ixx iyy izz ixy ixz iyz])
-
-
-@dataclasses.dataclass(frozen=True)
-class _Joint:
-    name: str
-    type: str
-    parent: str
-    child: str
-    xyz: np.ndarray
-    rpy: np.ndarray
-    axis: np.ndarray
-    lower: float
-    upper: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,94 +113,21 @@ class CabinetIndex:
     interior_bottom_geoms: np.ndarray  # (3,) geom ids, or (0,) for a visual-only cabinet
 
 
-# --------------------------------------------------------------------------- URDF
-
-
-def _floats(text: str | None, default) -> np.ndarray:
-    if text is None:
-        return np.array(default, dtype=float)
-    return np.array([float(v) for v in text.split()], dtype=float)
-
-
-def _shape(elem: ET.Element, base: pathlib.Path, path: pathlib.Path) -> _Shape:
-    o = elem.find("origin")
-    xyz = _floats(o.get("xyz") if o is not None else None, (0, 0, 0))
-    rpy = _floats(o.get("rpy") if o is not None else None, (0, 0, 0))
-    geom = elem.find("geometry")
-    if geom is None or len(geom) == 0:
-        raise ValueError(f"{path}: <{elem.tag} name={elem.get('name')!r}> without <geometry>")
-    g = geom[0]
-    mat = elem.find("material")
-    material = mat.get("name") if mat is not None else None
-    name = elem.get("name", "")
-    if g.tag == "box":
-        return _Shape(name, "box", xyz, rpy, size=_floats(g.get("size"), (0, 0, 0)), material=material)
-    if g.tag == "mesh":
-        return _Shape(name, "mesh", xyz, rpy, filename=base / g.get("filename"), material=material)
-    raise ValueError(f"{path}: unsupported cabinet geometry <{g.tag}>")
-
-
-def _read(path: pathlib.Path):
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as err:
-        raise ValueError(f"{path}: malformed URDF ({err})") from err
-    base = path.parent
-    links = {}
-    for le in root.findall("link"):
-        inertial = None
-        ie = le.find("inertial")
-        if ie is not None:  # none in the SIMPLER stations; honoured if present
-            o, i = ie.find("origin"), ie.find("inertia")
-            inertial = (
-                float(ie.find("mass").get("value")),
-                _floats(o.get("xyz") if o is not None else None, (0, 0, 0)),
-                _floats(o.get("rpy") if o is not None else None, (0, 0, 0)),
-                [float(i.get(k, 0.0)) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")],
-            )
-        links[le.get("name")] = _Link(
-            le.get("name"),
-            tuple(_shape(v, base, path) for v in le.findall("visual")),
-            tuple(_shape(c, base, path) for c in le.findall("collision")),
-            inertial,
-        )
-    joints = []
-    for je in root.findall("joint"):
-        o, ax, lim = je.find("origin"), je.find("axis"), je.find("limit")
-        joints.append(_Joint(
-            je.get("name"), je.get("type"),
-            je.find("parent").get("link"), je.find("child").get("link"),
-            _floats(o.get("xyz") if o is not None else None, (0, 0, 0)),
-            _floats(o.get("rpy") if o is not None else None, (0, 0, 0)),
-            _floats(ax.get("xyz") if ax is not None else None, (1, 0, 0)),
-            float(lim.get("lower", "-inf")) if lim is not None else -np.inf,
-            float(lim.get("upper", "inf")) if lim is not None else np.inf,
-        ))
-    materials = {}
-    for me in root.findall("material"):
-        c = me.find("color")
-        if c is not None:
-            materials[me.get("name")] = tuple(float(v) for v in c.get("rgba").split())
-    return links, tuple(joints), materials
-
-
-def _check(path, links, joints) -> str:
-    children = {j.child for j in joints}
-    roots = [n for n in links if n not in children]
-    if len(roots) != 1:
-        raise ValueError(f"{path}: expected one root link, found {roots}")
-    by_name = {j.name: j for j in joints}
+def _check(path, urdf) -> str:
+    """The root link, after checking the station's layout (drawer joints, box collisions)."""
+    links, root = urdf.links, urdf.root  # ValueError unless exactly one root link
+    by_name = {j.name: j for j in urdf.joints}
     for jname, lname in zip(DRAWER_JOINTS, DRAWER_LINKS):
         j = by_name.get(jname)
-        if j is None or j.type != "prismatic" or j.child != lname or j.parent != roots[0]:
-            raise ValueError(f"{path}: expected prismatic joint {jname!r} from {roots[0]!r} to {lname!r}")
+        if j is None or j.type != "prismatic" or j.child != lname or j.parent != root:
+            raise ValueError(f"{path}: expected prismatic joint {jname!r} from {root!r} to {lname!r}")
         if len(links[lname].collisions) <= INTERIOR_BOTTOM_INDEX:
             raise ValueError(f"{path}: drawer {lname!r} has too few collision shapes")
     for lk in links.values():
         for c in lk.collisions:
             if c.kind != "box":
                 raise ValueError(f"{path}: link {lk.name!r} has a non-box collision {c.name!r}")
-    return roots[0]
+    return root
 
 
 # ------------------------------------------------------------------------ inertia
@@ -243,17 +139,17 @@ def _rotmat(rpy: np.ndarray) -> np.ndarray:
     return m.reshape(3, 3)
 
 
-def _box_inertial(boxes: tuple[_Shape, ...], density: float):
+def _box_inertial(boxes: tuple[Shape, ...], density: float):
     """Mass, centre of mass and full inertia (ixx iyy izz ixy ixz iyz) about the com."""
     masses = [density * float(np.prod(b.size)) for b in boxes]
     total = sum(masses)
-    com = sum(m * b.xyz for m, b in zip(masses, boxes)) / total
+    com = sum(m * b.origin.xyz for m, b in zip(masses, boxes)) / total
     inertia = np.zeros((3, 3))
     for m, b in zip(masses, boxes):
         x, y, z = b.size
         local = np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * m / 12.0
-        r = _rotmat(b.rpy)
-        d = b.xyz - com
+        r = _rotmat(b.origin.rpy)
+        d = b.origin.xyz - com
         inertia += r @ local @ r.T + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
     full = [inertia[0, 0], inertia[1, 1], inertia[2, 2], inertia[0, 1], inertia[0, 2], inertia[1, 2]]
     return total, com, full
@@ -272,12 +168,12 @@ def cabinet_urdf_path(assets_root: str | os.PathLike, station_name: str = "mk_st
     return path
 
 
-def _box_geom(body, name: str, shape: _Shape):
+def _box_geom(body, name: str, shape: Shape):
     g = body.add_geom(name=name)
     g.type = mujoco.mjtGeom.mjGEOM_BOX
     g.size = 0.5 * shape.size  # URDF full extents -> MuJoCo half extents
-    g.pos = shape.xyz
-    g.quat = rpy_to_quat(shape.rpy)
+    g.pos = shape.origin.xyz
+    g.quat = rpy_to_quat(shape.origin.rpy)
     return g
 
 
@@ -298,18 +194,19 @@ def add_cabinet(
     link `body`.
     """
     path = cabinet_urdf_path(assets_root, station_name)
-    links, joints, materials = _read(path)
-    root_link = _check(path, links, joints)
+    urdf = read_urdf(path)
+    links, joints, materials = urdf.links, urdf.joints, urdf.materials
+    root_link = _check(path, urdf)
     joint_of = {j.child: j for j in joints}
     static: list[str] = []
     drawers: list[tuple[str, ...]] = []
     visual_names: list[str] = []
 
-    def fill(body, link: _Link) -> list[str]:
+    def fill(body, link: Link) -> list[str]:
         body.explicitinertial = True
         if link.inertial is not None:
-            mass, com, rpy, full = link.inertial
-            body.iquat = rpy_to_quat(rpy)
+            mass, com, full = link.inertial.mass, link.inertial.origin.xyz, list(link.inertial.inertia)
+            body.iquat = rpy_to_quat(link.inertial.origin.rpy)
         else:
             mass, com, full = _box_inertial(link.collisions, DENSITY)
         body.mass = mass
@@ -339,8 +236,8 @@ def add_cabinet(
                     g = body.add_geom(name=vname)
                     g.type = mujoco.mjtGeom.mjGEOM_MESH
                     g.meshname = mesh.name
-                    g.pos = shape.xyz
-                    g.quat = rpy_to_quat(shape.rpy)
+                    g.pos = shape.origin.xyz
+                    g.quat = rpy_to_quat(shape.origin.rpy)
                 if shape.material in materials:
                     rgba = materials[shape.material]
                 elif shape.kind == "mesh":
@@ -359,7 +256,8 @@ def add_cabinet(
     drawer_bodies = []
     for jname, lname in zip(DRAWER_JOINTS, DRAWER_LINKS):
         uj = joint_of[lname]
-        body = root.add_body(name=f"{ROOT_BODY}/{lname}", pos=list(uj.xyz), quat=list(rpy_to_quat(uj.rpy)))
+        body = root.add_body(name=f"{ROOT_BODY}/{lname}", pos=list(uj.origin.xyz),
+                              quat=list(rpy_to_quat(uj.origin.rpy)))
         j = body.add_joint(name=jname)
         j.type = mujoco.mjtJoint.mjJNT_SLIDE
         j.axis = uj.axis

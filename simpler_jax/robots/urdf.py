@@ -27,6 +27,8 @@ class Shape:
     filename: pathlib.Path | None = None
     scale: np.ndarray | None = None  # (3,)
     size: np.ndarray | None = None
+    name: str = ""  # the <visual>/<collision> name attribute
+    material: str | None = None  # the <material name=...> it refers to
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Urdf:
     name: str
     links: dict[str, Link]
     joints: tuple[Joint, ...]
+    materials: dict[str, tuple[float, ...]] = dataclasses.field(default_factory=dict)  # name -> rgba
 
     @property
     def root(self) -> str:
@@ -92,19 +95,22 @@ def _shape(elem: ET.Element, base_dir: pathlib.Path, urdf_path: pathlib.Path) ->
         raise ValueError(f"{urdf_path}: <{elem.tag}> without <geometry>")
     g = geom[0]
     origin = _origin(elem.find("origin"))
+    mat = elem.find("material")
+    named = dict(name=elem.get("name", ""), material=mat.get("name") if mat is not None else None)
     if g.tag == "mesh":
         return Shape(
             "mesh",
             origin,
             filename=base_dir / g.get("filename").replace("package://", ""),
             scale=_floats(g.get("scale"), (1, 1, 1)),
+            **named,
         )
     if g.tag == "box":
-        return Shape("box", origin, size=_floats(g.get("size"), (0, 0, 0)))
+        return Shape("box", origin, size=_floats(g.get("size"), (0, 0, 0)), **named)
     if g.tag == "cylinder":
-        return Shape("cylinder", origin, size=np.array([float(g.get("radius")), float(g.get("length"))]))
+        return Shape("cylinder", origin, size=np.array([float(g.get("radius")), float(g.get("length"))]), **named)
     if g.tag == "sphere":
-        return Shape("sphere", origin, size=np.array([float(g.get("radius"))]))
+        return Shape("sphere", origin, size=np.array([float(g.get("radius"))]), **named)
     raise ValueError(f"{urdf_path}: unsupported geometry <{g.tag}>")
 
 
@@ -150,4 +156,9 @@ def read_urdf(path: str | pathlib.Path) -> Urdf:
                 upper,
             )
         )
-    return Urdf(root.get("name", path.stem), links, tuple(joints))
+    materials = {}
+    for me in root.findall("material"):  # top-level named colours
+        c = me.find("color")
+        if c is not None:
+            materials[me.get("name")] = tuple(float(v) for v in c.get("rgba").split())
+    return Urdf(root.get("name", path.stem), links, tuple(joints), materials)

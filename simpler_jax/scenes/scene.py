@@ -117,6 +117,7 @@ class SceneIndex:
     arm_actuators: np.ndarray  # (A,)
     finger_actuators: np.ndarray  # (F,)
     robot_dof: np.ndarray  # (R,) every robot dof (passive-force compensation)
+    robot_bodies: np.ndarray  # (B,) the robot base and every body below it
     ee_body: int
     base_body: int
     camera: int
@@ -239,18 +240,15 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
             g.solref = list(s.contact_solref)
             g.solimp = list(s.contact_solimp)
     add_camera(spec, s.camera_spec())
-    object_geoms = []
-    for obj in s.objects:
-        names = add_object(spec, obj, assets, collision=s.collision)
-        for n in names:
+    object_geoms, static_geoms = [], []  # static: surfaces objects and the hand touch
+    for obj, fixed in [(o, False) for o in s.objects] + [(o, True) for o in s.static_objects]:
+        names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed)
+        for n in names:  # objects collide through explicit pairs only
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
-        object_geoms.append(names)
-    static_geoms = []  # surfaces objects and the hand touch: static objects, cabinet
-    for obj in s.static_objects:
-        names = add_object(spec, obj, assets, collision=s.collision, fixed=True)
-        for n in names:
-            spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
-        static_geoms += names
+        if fixed:
+            static_geoms += names
+        else:
+            object_geoms.append(names)
     cabinet = None
     if s.cabinet is not None:
         cabinet = add_cabinet(spec, assets, s.cabinet)
@@ -344,6 +342,7 @@ def build_scene(s: SceneSpec, assets: str | pathlib.Path | None = None) -> Scene
             [m.actuator(f"drive/{j}").id for j in cfg.finger_joints], np.int32
         ),
         robot_dof=robot_dof,
+        robot_bodies=np.array(robot_bodies, np.int32),
         ee_body=int(ee),
         base_body=int(base_body),
         camera=int(m.camera(s.camera_spec().name).id),

@@ -122,9 +122,8 @@ def group_forces(groups: ContactGroups, d) -> jnp.ndarray:
     f = contact_forces_world(d)
     if f.shape[0] == 0:
         return jnp.zeros((g, g, 3))
-    geom = np.asarray(con.geom) if isinstance(con.geom, np.ndarray) else con.geom
-    g1 = jnp.asarray(groups.geom_group)[geom[:, 0]]
-    g2 = jnp.asarray(groups.geom_group)[geom[:, 1]]
+    g1 = jnp.asarray(groups.geom_group)[con.geom[:, 0]]
+    g2 = jnp.asarray(groups.geom_group)[con.geom[:, 1]]
     out = jnp.zeros((g, g, 3))
     return out.at[g2, g1].add(f).at[g1, g2].add(-f)
 

@@ -117,9 +117,8 @@ class TaskEnv:
         self.strict_hold_steps = int(strict_hold_steps)
         self._spawn = _SpawnHeights(self.scene, self.assets, self.model_ids)
         m, idx = self.scene.mj_model, self.scene.index
-        robot_bodies = [b for b in range(m.nbody) if _descends(m, b, idx.base_body)]
         self.groups = contacts.contact_groups(
-            m, self.spec.robot, robot_bodies, self.scene.robot.finger_links, idx.object_bodies,
+            m, self.spec.robot, idx.robot_bodies, self.scene.robot.finger_links, idx.object_bodies,
             idx.drawer_bottom_geoms,
         )
         self.max_grasp_angle = contacts.GRASP_MAX_ANGLE_DEG[self.spec.robot]
@@ -156,17 +155,15 @@ class TaskEnv:
 
     # ------------------------------------------------------------------ reset
     def reset(self, params: TaskParams, key: jax.Array) -> TaskState:
-        env_state = self.env.reset(params.robot, key)
+        model = self.env.model(params.robot)
+        env_state = self.env._reset_physics(model, params.robot, key)
         if self.settle_substeps:
-            model = self.env.model(params.robot)
-            nu = self.env.mjx_model.nu
-            idx = self.env.index
-            num_arm = idx.arm_qpos.shape[0]
-            hold = jnp.zeros(nu).at[idx.arm_actuators].set(params.robot.init_qpos[:num_arm])
-            hold = hold.at[idx.finger_actuators].set(params.robot.init_qpos[num_arm:])
-            ctrl = jnp.broadcast_to(hold, (self.settle_substeps, nu))
+            # The reset's drive targets hold the robot at its initial pose.
+            hold = env_state.data.ctrl
+            ctrl = jnp.broadcast_to(hold, (self.settle_substeps,) + hold.shape)
             data = self.env.physics(model, env_state.data, ctrl, params.robot)
-            env_state = self.env._observe(model, params.robot, env_state.replace(data=data))
+            env_state = env_state.replace(data=data)
+        env_state = self.env._observe(model, params.robot, env_state)  # once, after settling
         d = env_state.data
         bodies = self.env.index.object_bodies
         ref = EpisodeReference(
@@ -235,14 +232,6 @@ def _three(x):
     return jnp.zeros(3).at[: x.shape[0]].set(x) if x.shape[0] < 3 else x
 
 
-def _descends(m, body: int, ancestor: int) -> bool:
-    while body > 0:
-        if body == ancestor:
-            return True
-        body = m.body_parentid[body]
-    return False
-
-
 class _SpawnHeights:
     """Reset heights: the surface under an object's centre plus its lowest point."""
 
@@ -257,7 +246,7 @@ class _SpawnHeights:
             np.concatenate([p.vertices for p in convex_pieces(assets / OBJECT_MODELS_DIR / mid / "collision.obj")])
             for mid in model_ids
         ]
-        self.robot_bodies = set(b for b in range(m.nbody) if _descends(m, b, scene.index.base_body))
+        self.robot_bodies = set(int(b) for b in scene.index.robot_bodies)
 
     def surface(self, xy) -> float:
         """Height of the first collision surface below (x, y), ignoring the robot."""

@@ -109,8 +109,8 @@ class ScriptedPolicy:
     def __init__(self, env):
         self.env = env
         self.robot = env.spec.robot
-        self.plan = PLANS[plan_name(env.spec)]
         self.plan_name = plan_name(env.spec)
+        self.plan = PLANS[self.plan_name]
         self._step = np.array([p.step for p in self.plan], np.float32)
         self._tol = np.array([p.tol for p in self.plan], np.float32)
         self._budget = np.array([p.budget for p in self.plan], np.int32)
@@ -138,11 +138,13 @@ class ScriptedPolicy:
             return c.ee_target_pos, c.ee_target_rot
         return tcp_base, tcp_rot
 
+    def _com(self, state, index):
+        """(3,) world centre of mass of object `index` (clamped to 0 when -1)."""
+        return state.env.data.xipos[self.env.env.index.object_bodies][jnp.maximum(index, 0)]
+
     # -------------------------------------------------------------- waypoints
     def _waypoints(self, params, state, ps: PolicyState, tcp_world):
         """(P, 3) world waypoints of every phase at this step."""
-        d = state.env.data
-        bodies = self.env.env.index.object_bodies
         up = jnp.array([0.0, 0.0, 1.0])
         name = self.plan_name
         if name == "hold":
@@ -156,26 +158,24 @@ class ScriptedPolicy:
             start = jnp.stack([closed_x + 0.2 + PUSH_STANDOFF, params.robot.base_pos[1], z])
             pushed = start.at[0].set(closed_x + PUSH_END)
             return jnp.stack([start, pushed, start + 0.15 * up])
-        src = d.xipos[bodies][jnp.maximum(params.source, 0)]
+        src = self._com(state, params.source)
         grasp = src + GRASP_DZ[self.robot] * up
         lift = ps.anchor + LIFT * up
-        hold = lift
         if name == "pick":
-            return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, hold])
-        tgt = d.xipos[bodies][jnp.maximum(params.target, 0)]
+            return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
+        tgt = self._com(state, params.target)
         half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
-        src_half = half[jnp.maximum(params.source, 0), 2]
-        tgt_half = half[jnp.maximum(params.target, 0), 2]
+        src_half = half[jnp.maximum(params.source, 0)]
+        tgt_half = half[jnp.maximum(params.target, 0)]
         if self.env.spec.family == "move_near":
             # Put the source beside the target, on the source's side, just clear of it.
             away = (src - tgt).at[2].set(0.0)
             away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
-            gap = jnp.linalg.norm(half[jnp.maximum(params.source, 0), :2]) + jnp.linalg.norm(
-                half[jnp.maximum(params.target, 0), :2]) + 0.02
+            gap = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + 0.02
             place_com = tgt + gap * away
             place_com = place_com.at[2].set(src[2])
         else:
-            place_com = tgt + (tgt_half + src_half + PLACE_GAP) * up
+            place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up
         place = place_com + ps.grasp_offset
         return jnp.stack([
             grasp + ABOVE * up, grasp, ps.anchor, lift, place + CARRY_CLEARANCE * up, place, place,
@@ -201,9 +201,8 @@ class ScriptedPolicy:
         closing = done & jnp.asarray(self._is_close)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):
-            src = state.env.data.xipos[bodies][jnp.maximum(params.source, 0)]
             anchor = jnp.where(closing, tcp_world, ps.anchor)
-            offset = jnp.where(closing, tcp_world - src, ps.grasp_offset)
+            offset = jnp.where(closing, tcp_world - self._com(state, params.source), ps.grasp_offset)
         else:
             anchor, offset = ps.anchor, ps.grasp_offset
         ps = PolicyState(phase, steps, anchor, offset)

@@ -16,6 +16,7 @@ import dataclasses
 from typing import Callable
 
 from simpler_jax.tasks import episodes as E
+from simpler_jax.utils.names import unknown_name
 
 FAMILIES = ("grasp", "move_near", "drawer", "place_in_drawer", "put_on")
 
@@ -109,9 +110,5 @@ TASK_SPECS: dict[str, TaskSpec] = _specs()
 def task_spec(name: str) -> TaskSpec:
     """The spec of task `name`; unknown names list the known ones and the closest."""
     if name not in TASK_SPECS:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(TASK_SPECS), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown task {name!r}{hint} known: {sorted(TASK_SPECS)}")
+        raise unknown_name("task", name, TASK_SPECS)
     return TASK_SPECS[name]

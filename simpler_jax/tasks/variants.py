@@ -48,7 +48,7 @@ _TABLE_SUB = "the table box of the base scene (original cabinet-room stage GLB n
 _ROOM_SUB = "no room geometry (original stage GLB not available; drawer scenes have no arena collision)"
 
 
-def _tabletop(less, more, camera=True):
+def _tabletop(less, more):
     out = [
         Variant("base", "base"),
         Variant("alt_background", "background", background="google_pick_coke_can_1_v4_alt_background",
@@ -65,9 +65,8 @@ def _tabletop(less, more, camera=True):
         Variant("cabinet2_table", "table", background="Baked_sc1_staging_objaverse_cabinet2_h870",
                 substitute=_TABLE_SUB),
     ]
-    if camera:
-        out += [Variant("alt_camera", "camera", head_tilt=0.9351361, in_metric=False),
-                Variant("alt_camera_2", "camera", head_tilt=0.6651361, in_metric=False)]
+    out += [Variant("alt_camera", "camera", head_tilt=0.9351361, in_metric=False),
+            Variant("alt_camera_2", "camera", head_tilt=0.6651361, in_metric=False)]
     return tuple(out)
 
 

@@ -2,8 +2,9 @@
 
 Reads `sweep_config.json` and `results.jsonl` (and `timing.jsonl` for throughput,
 if present) written by `python -m simpler_jax.sweep` and prints one row per task x
-policy x variant: TCP error mean ± 1.96 standard errors and max, success rate with
-its 95% Wilson interval, IK success, non-finite worlds, warm control steps/s.
+policy x variant: episodes, SIMPLER's success rate with its 95% Wilson interval,
+strict success, non-finite worlds, warm control steps/s; then MMRV and Pearson
+against the paper's real-robot numbers where at least two policies have them.
 Works on an unfinished sweep too (episodes shown as done/expected); it never
 writes to the folder. Nothing is compiled.
 """
@@ -35,17 +36,18 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     from simpler_jax.sweep.config import ConfigError
     from simpler_jax.sweep.store import ResultsFileError
-    from simpler_jax.sweep.table import format_table, summary_table
+    from simpler_jax.sweep.table import format_table, sim_vs_real, summary_table
 
     try:
         config, rows, timing, dropped = load(a.results_dir)
     except (ConfigError, ResultsFileError) as e:
         p.error(str(e))
     table = summary_table(rows, config, timing)
+    comparisons = sim_vs_real(table)
     if a.json:
-        print(json.dumps(table, indent=2))
+        print(json.dumps({"table": table, "sim_vs_real": comparisons}, indent=2))
         return 0
-    print(format_table(table, config))
+    print(format_table(table, comparisons))
     total = config.num_episodes
     note = "" if len(rows) == total else "; unfinished: run the same sweep again to resume it"
     cut = f"; a cut-off last line ({dropped} bytes) ignored" if dropped else ""

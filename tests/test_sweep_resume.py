@@ -1,20 +1,26 @@
 """A sweep stopped after some chunks and resumed writes the same `results.jsonl` as one that
 never stopped (real MJX physics; the stop is an exception from the `on_chunk_done` hook).
 
-Tiny shapes: one task (WidowX), 2 seeds x 3 worlds, 2 worlds per compiled call (the
-second chunk of each seed is padded), 6 control steps; one compile for the module.
+Tiny shapes: one task (WidowX stack cube, scripted policy), 2 seeds x episodes 0-2,
+2 worlds per compiled call (the second chunk of each seed is padded), episodes cut to
+16 control steps, the first episode of each seed filmed. The rollout is the one
+tests/test_task_env.py compiles (same memoised scene), so it compiles once per session.
 """
 
 import json
 import shutil
+
+import numpy as np
 
 import pytest
 
 from simpler_jax import report
 from simpler_jax.sweep import ConfigError, grid, main, parse_args, run, store
 
-FLAGS = ["--tasks", "widowx", "--seeds", "0", "1", "--worlds", "3", "--chunk", "2",
-         "--steps-per-side", "1", "--settle-steps", "2"]
+TASK = "widowx_stack_cube"
+STEPS = 16  # tests/test_task_env.py MAX_STEPS: the same compiled rollout
+FLAGS = ["--tasks", TASK, "--policies", "scripted", "--seeds", "0", "1", "--episodes", "0", "1", "2",
+         "--max-episodes", "0", "--chunk", "2", "--steps", str(STEPS), "--videos", "1"]
 
 
 class Interrupt(Exception):
@@ -44,16 +50,31 @@ def test_reference_results(reference):
     assert keys == grid.canonical_keys(config_at(reference))  # canonical order, one line per episode
     assert [(k.seed, k.episode_id) for k in keys] == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
     for r in rows:
-        assert r["task"] == "widowx" and r["policy"] == "scripted-pattern" and r["variant"] == "default"
-        assert not r["nonfinite"] and r["ik_success_rate"] == 1.0
-        assert 0 < r["tcp_error_m"] < 0.02
-        assert r["success"] == (1000 * r["tcp_error_m"] < 2.0)
-    # the gains depend on (seed, episode) only: a different seed gives different worlds
-    assert rows[0]["stiffness_scale"] != rows[3]["stiffness_scale"]
+        assert (r["task"], r["policy"], r["variant"]) == (TASK, "scripted", "visual_matching")
+        assert r["scene_key"] == TASK and r["checkpoint"] is None
+        assert r["instruction"] == ["stack the green block on the yellow block"]
+        assert not r["nonfinite"] and r["control_steps"] == STEPS
+        assert not r["success"] and not r["strict_success"]  # 16 steps reach and close, no more
+        assert set(r["episode_stats"]) == {"moved_correct_obj", "moved_wrong_obj", "is_src_obj_grasped",
+                                           "consecutive_grasp", "src_on_target"}
     assert json.loads((reference / "sweep_config.json").read_text())["config"] == config_at(reference).identity()
     summary = json.loads((reference / "summary.json").read_text())
     assert summary["episodes"] == {"done": 6, "expected": 6}
-    assert summary["table"][0]["episodes"] == 6 and summary["table"][0]["control_steps_per_s"] > 0
+    assert summary["table"][0]["episodes"] == 6 and summary["table"][0]["success_rate"] == 0.0
+    assert summary["variants"][f"{TASK}/visual_matching"]["kind"] == "visual_matching"
+    assert summary["sim_vs_real"] == [] and "jax" in summary["versions"]
+
+
+def test_videos_show_the_filmed_episodes(reference):
+    from PIL import Image
+
+    gifs = sorted(p.name for p in (reference / "videos").iterdir())
+    assert gifs == [f"{TASK}__scripted__visual_matching__seed{s}__chunk0.gif" for s in (0, 1)]
+    with Image.open(reference / "videos" / gifs[0]) as im:
+        assert im.size == (160, 120) and im.n_frames == STEPS + 1  # one world: the reset, then each step
+        im.seek(0)
+        frame = np.asarray(im.convert("RGB"))
+    assert frame.std() > 10  # a rendered scene, not a blank image
 
 
 def test_interrupted_sweep_resumes_to_the_same_file(reference, tmp_path):
@@ -100,8 +121,8 @@ def test_changed_config_is_refused(reference, tmp_path, capsys):
     out = tmp_path / "changed"
     shutil.copytree(reference, out)
     before = results_bytes(out)
-    with pytest.raises(ConfigError, match=r"different config \(spread: 0.3 there, 0.2 now\)"):
-        run(parse_args(FLAGS + ["--out", str(out), "--spread", "0.2"]), progress=False)
+    with pytest.raises(ConfigError, match=r"different config \(steps: 16 there, 3 now\)"):
+        run(parse_args(FLAGS + ["--out", str(out), "--steps", "3"]), progress=False)
     assert main(FLAGS + ["--out", str(out), "--seeds", "0", "1", "2", "--no-progress"]) == 2
     assert "seeds: [0, 1] there, [0, 1, 2] now" in capsys.readouterr().err
     assert results_bytes(out) == before
@@ -110,11 +131,13 @@ def test_changed_config_is_refused(reference, tmp_path, capsys):
 def test_report_prints_the_table_again(reference, capsys):
     assert report.main([str(reference)]) == 0
     text = capsys.readouterr().out
-    assert "widowx" in text and "scripted-pattern" in text and "Wilson" in text
+    assert TASK in text and "scripted" in text and "Wilson" in text
     assert "6 of 6 episodes" in text
     assert report.main([str(reference), "--json"]) == 0
-    table = json.loads(capsys.readouterr().out)
-    assert table == json.loads((reference / "summary.json").read_text())["table"]
+    printed = json.loads(capsys.readouterr().out)
+    summary = json.loads((reference / "summary.json").read_text())
+    assert printed == {"table": summary["table"], "sim_vs_real": summary["sim_vs_real"]}
+    table = printed["table"]
     lo, hi = table[0]["success_wilson95"]
     assert lo <= table[0]["success_rate"] <= hi
 
@@ -132,8 +155,8 @@ def test_report_of_unfinished_sweep(reference, tmp_path, capsys):
 
 def test_damaged_middle_line_is_an_error(tmp_path):
     path = tmp_path / "results.jsonl"
-    good = '{"task": "widowx", "policy": "p", "variant": "v", "seed": 0, "episode_id": 0}'
-    path.write_text('{"task": "widowx"\n' + good + "\n")
+    good = '{"task": "widowx_stack_cube", "policy": "p", "variant": "v", "seed": 0, "episode_id": 0}'
+    path.write_text('{"task": "widowx_stack_cube"\n' + good + "\n")
     with pytest.raises(store.ResultsFileError, match="line 1 .* is not a result line"):
         store.read_results(path)
 
@@ -143,6 +166,6 @@ def test_chunks_are_fixed_blocks():
     chunks = grid.plan(c)
     assert [(ch.seed, ch.episode_ids, ch.padded_ids()) for ch in chunks] == [
         (0, (0, 1), (0, 1)), (0, (2,), (2, 2)), (1, (0, 1), (0, 1)), (1, (2,), (2, 2))]
-    done = {grid.EpisodeKey("widowx", "scripted-pattern", "default", 0, 0)}
+    done = {grid.EpisodeKey(TASK, "scripted", "visual_matching", 0, 0)}
     todo = grid.pending(chunks, done)
     assert todo[0][0] == chunks[0] and [k.episode_id for k in todo[0][1]] == [1]

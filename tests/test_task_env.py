@@ -9,25 +9,38 @@ from mujoco import mjx
 
 import simpler_jax
 from simpler_jax.tasks.env import TaskEnv
-from simpler_jax.tasks.rollout import make_rollout
+from simpler_jax.tasks.env import keep_if_done
+from simpler_jax.tasks.stats import zeros_stats
 
 EPISODES = [0, 12]
 MAX_STEPS = 16  # long enough for the scripted policy to reach and close on the cube
 
 
 @pytest.fixture(scope="session")
-def stack_cube():
-    return TaskEnv("widowx_stack_cube", max_steps=MAX_STEPS)
+def stack_cube_scene():
+    """The stack-cube scene compiled for 2 worlds and 16-step episodes, through the
+    sweep's memoised builder: tests/test_sweep_resume.py runs the same program."""
+    from simpler_jax.assets import asset_root
+    from simpler_jax.sweep import rollouts
+
+    return rollouts.get_scene("widowx_stack_cube", "widowx_stack_cube", rollouts.DEFAULT_STATION,
+                              asset_root(None), num_worlds=2, steps=MAX_STEPS, record=True)
 
 
 @pytest.fixture(scope="session")
-def stack_cube_rollout(stack_cube):
-    """Episodes 0 and 12 with the scripted policy, then the same with the zero action,
-    one step past the limit (that step must be frozen), in one compiled rollout."""
-    run = make_rollout(stack_cube, num_steps=MAX_STEPS + 1)
-    params = stack_cube.episode_params(EPISODES + EPISODES)
-    keys = jax.random.split(jax.random.PRNGKey(0), 4)
-    return run(params, keys, np.array([True, True, False, False]))
+def stack_cube(stack_cube_scene):
+    return stack_cube_scene.env
+
+
+@pytest.fixture(scope="session")
+def stack_cube_rollout(stack_cube_scene):
+    """Episodes 0 and 12 with the scripted policy, then the same with the zero action
+    (worlds 0-1 and 2-3), whole 16-step episodes of one compiled rollout."""
+    env, run = stack_cube_scene.env, stack_cube_scene.rollout
+    params = env.episode_params(EPISODES)
+    keys = jax.random.split(jax.random.PRNGKey(0), 2)
+    finals = [run(params, keys, np.full(2, scripted))[0] for scripted in (True, False)]
+    return jax.tree.map(lambda a, b: np.concatenate([a, b]), *finals)
 
 
 def test_reset_settles_objects_where_the_episode_puts_them(stack_cube, stack_cube_rollout):
@@ -41,7 +54,7 @@ def test_reset_settles_objects_where_the_episode_puts_them(stack_cube, stack_cub
     np.testing.assert_allclose(np.abs(np.asarray(ref.bbox_world)), 0.03, atol=1e-3)
 
 
-def test_zero_action_scores_nothing_and_stats_freeze_at_the_limit(stack_cube, stack_cube_rollout):
+def test_zero_action_scores_nothing_and_episodes_end_at_the_limit(stack_cube, stack_cube_rollout):
     state = stack_cube_rollout
     s = state.stats
     chex.assert_shape([s.success, s.grasped, s.consecutive_grasp], (4,))
@@ -53,6 +66,16 @@ def test_zero_action_scores_nothing_and_stats_freeze_at_the_limit(stack_cube, st
     np.testing.assert_allclose(cubes, np.asarray(state.ref.settle_pos[zero]), atol=2e-3)
     assert np.asarray(state.env.done).all() and (np.asarray(state.env.step) == MAX_STEPS).all()
     assert not np.asarray(state.env.nonfinite).any()
+
+
+def test_done_worlds_keep_their_stats():
+    """TaskEnv.step's rule for worlds already done (time limit or non-finite): stats freeze."""
+    old = jax.tree.map(lambda x: jnp.stack([x, x]), zeros_stats())
+    new = jax.tree.map(lambda x: jnp.ones_like(x), old)
+    kept = jax.jit(keep_if_done)(jnp.array([True, False]), old, new)
+    for k, o, n in zip(jax.tree.leaves(kept), jax.tree.leaves(old), jax.tree.leaves(new)):
+        np.testing.assert_array_equal(k[0], o[0])
+        np.testing.assert_array_equal(k[1], n[1])
 
 
 def test_scripted_policy_reaches_and_grasps_the_cube(stack_cube_rollout):

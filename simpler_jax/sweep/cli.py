@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from simpler_jax.sweep.config import DEFAULTS, FIELDS, ConfigError, SweepConfig, load_file, resolve
-from simpler_jax.sweep.plugins import POLICIES, TASKS, VARIANTS
+from simpler_jax.sweep.plugins import POLICIES, VISUAL_MATCHING, variant_names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,36 +17,63 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", nargs="?", metavar="CONFIG.toml",
                    help="TOML file with any of the settings below (top-level keys); flags override it")
-    p.add_argument("--tasks", "--robots", dest="tasks", nargs="+", metavar="TASK",
-                   help=f"tasks (today robot scenes), from {sorted(TASKS)}; default {list(d.tasks)}")
+    p.add_argument("--tasks", nargs="+", metavar="TASK",
+                   help=f"SimplerEnv task names (see --list); default {list(d.tasks)}")
     p.add_argument("--policies", nargs="+", metavar="POLICY",
                    help=f"policies, from {sorted(POLICIES)}; default {list(d.policies)}")
     p.add_argument("--variants", nargs="+", metavar="VARIANT",
-                   help=f"variants, from {sorted(VARIANTS)}; default {list(d.variants)}")
+                   help=f"'{VISUAL_MATCHING}' or Variant Aggregation variants (see --list); default {list(d.variants)}")
     p.add_argument("--seeds", "--seed", dest="seeds", nargs="+", type=int, metavar="SEED",
                    help=f"distinct non-negative integer seeds; default {list(d.seeds)}")
-    p.add_argument("--worlds", type=int,
-                   help=f"episodes (worlds) per task, policy, variant and seed; default {d.worlds}")
-    p.add_argument("--spread", type=float,
-                   help=f"relative spread of the per-world PD gains, in [0, 1); default {d.spread}")
-    p.add_argument("--chunk", type=int,
-                   help=f"worlds per compiled call (capped at --worlds); default {d.chunk}")
-    p.add_argument("--steps-per-side", dest="steps_per_side", type=int,
-                   help=f"control steps per side of the scripted square (2 cm each); default {d.steps_per_side}")
-    p.add_argument("--settle-steps", dest="settle_steps", type=int,
-                   help=f"zero-action control steps at the end; default {d.settle_steps}")
-    p.add_argument("--success-threshold-mm", dest="success_threshold_mm", type=float,
-                   help=f"an episode succeeds if its final TCP error is below this; default {d.success_threshold_mm}")
+    p.add_argument("--episodes", nargs="+", metavar="ID",
+                   help=f"'all' (each task's paper grid) or episode ids; default {d.episodes!r}")
+    p.add_argument("--max-episodes", dest="max_episodes", type=int,
+                   help=f"keep the first N episodes of each task (0: all selected); default {d.max_episodes}")
+    p.add_argument("--chunk", type=int, help=f"worlds per compiled rollout call; default {d.chunk}")
+    p.add_argument("--steps", type=int,
+                   help="control steps per episode (0: each task's own length; fewer reads the "
+                        f"success rules early, for smoke tests); default {d.steps}")
+    p.add_argument("--videos", type=int,
+                   help=f"episodes per task x policy x variant x seed rendered to a GIF; default {d.videos}")
     p.add_argument("--out", help=f"output folder (resumed if it holds the same sweep); default {d.out}")
     p.add_argument("--assets", help="SIMPLER asset folder (default: $SIMPLER_JAX_ASSETS or the cache)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--list", action="store_true", help="list the tasks (grid size, variants) and policies, then exit")
     return p
+
+
+def _episodes_flag(p: argparse.ArgumentParser, values):
+    if values is None:
+        return None
+    if values == ["all"]:
+        return "all"
+    try:
+        return [int(v) for v in values]
+    except ValueError:
+        p.error(f"--episodes {' '.join(values)}: give 'all' or integer episode ids")
+
+
+def list_choices() -> str:
+    """Every task with its grid size, episode length and variants; the policies."""
+    from simpler_jax.tasks.spec import TASK_SPECS
+
+    lines = ["tasks (episodes, control steps, variants):"]
+    for name, spec in TASK_SPECS.items():
+        lines.append(f"  {name}  ({len(spec.episodes())} episodes, {spec.max_steps} steps)  "
+                     f"variants: {', '.join(variant_names(name))}")
+    lines.append("policies:")
+    lines += [f"  {name}: {p.description}" for name, p in POLICIES.items()]
+    return "\n".join(lines)
 
 
 def parse(argv=None) -> tuple[SweepConfig, argparse.Namespace]:
     """(validated config, raw flags); exits with code 2 and a message naming the bad setting."""
     p = build_parser()
     a = p.parse_args(argv)
+    if a.list:
+        print(list_choices())
+        raise SystemExit(0)
+    a.episodes = _episodes_flag(p, a.episodes)
     try:
         file_values = load_file(a.config) if a.config else {}
         config = resolve(file_values, {k: getattr(a, k) for k in FIELDS}, source=a.config or "config")
@@ -82,6 +109,10 @@ def main(argv=None) -> int:
     if result.skipped:
         print(f"resumed: {result.skipped} episode(s) already in {result.out / RESULTS_FILE}, ran {result.ran}")
     print()
-    print(format_table(result.table, config))
+    print(format_table(result.table, result.comparisons))
     print(f"wrote {result.out / RESULTS_FILE} and {result.out / SUMMARY_FILE}")
+    if config.videos:
+        print(f"videos in {result.out / 'videos'}")
+    if result.comparisons:
+        print(f"sim-vs-real scatter plots in {result.out / 'plots'}")
     return 0

@@ -1,7 +1,7 @@
 """The sweep's configuration: defaults, TOML file, flag overrides, validation.
 
-Everything here is pure Python (no JAX, no MuJoCo), so a bad setting is refused
-before anything is built or compiled. `resolve(file_values, flag_values)` merges
+Names, grids and episode ids are checked against the task table (plain data), so
+a bad setting is refused before any scene is built or anything compiled. `resolve(file_values, flag_values)` merges
 defaults < file < flags and returns a validated, frozen `SweepConfig`, or raises
 `ConfigError` whose message names the bad key and value and lists what is allowed.
 """
@@ -13,7 +13,9 @@ import pathlib
 import tomllib
 from typing import Any, Mapping
 
-from simpler_jax.sweep.plugins import POLICIES, TASKS, VARIANTS
+from simpler_jax.sweep import plugins
+from simpler_jax.sweep.plugins import VISUAL_MATCHING
+from simpler_jax.utils.names import unknown_name
 
 
 class ConfigError(ValueError):
@@ -24,24 +26,27 @@ class ConfigError(ValueError):
 class SweepConfig:
     """A validated sweep.
 
-    The grid is tasks x policies x variants x seeds x `worlds` episodes (episode
-    ids 0..worlds-1); every episode is one world of a compiled `jit(vmap(step))`
-    call over `chunk` worlds. `steps_per_side` and `settle_steps` shape the
-    scripted policy (4 * steps_per_side + settle_steps control steps per episode);
-    an episode succeeds when its final TCP error is below `success_threshold_mm`.
-    `out` and `assets` say where, not what: they are left out of `identity()`.
+    The grid is tasks x policies x variants x seeds x episodes. `episodes` is
+    "all" (each task's paper grid) or a list of episode ids (each must be in every
+    task's grid); `max_episodes` > 0 keeps the first that many of each task's
+    selection. Every episode is one world of a compiled whole-episode rollout
+    (`simpler_jax.tasks.rollout`) over at most `chunk` worlds of one scene.
+    `steps` > 0 cuts every episode to that many control steps (smoke tests; the
+    success rules are then read early), 0 runs each task's own episode length.
+    `videos`: how many episodes of each task x policy x variant x seed are rendered
+    to an animated GIF (their worlds side by side). `out` and `assets` say where,
+    not what: they are left out of `identity()`.
     """
 
-    tasks: tuple[str, ...] = ("widowx", "google_robot")
-    policies: tuple[str, ...] = ("scripted-pattern",)
-    variants: tuple[str, ...] = ("default",)
+    tasks: tuple[str, ...] = ("google_robot_close_drawer", "widowx_stack_cube")
+    policies: tuple[str, ...] = ("scripted", "zero")
+    variants: tuple[str, ...] = (VISUAL_MATCHING,)
     seeds: tuple[int, ...] = (0,)
-    worlds: int = 8
-    spread: float = 0.3
+    episodes: str | tuple[int, ...] = "all"
+    max_episodes: int = 1
     chunk: int = 8
-    steps_per_side: int = 2
-    settle_steps: int = 3
-    success_threshold_mm: float = 2.0
+    steps: int = 0
+    videos: int = 0
     out: str = "results/sweep"
     assets: str | None = None
 
@@ -52,20 +57,22 @@ class SweepConfig:
             d.pop(k)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
-    @property
-    def control_steps(self) -> int:
-        """Control steps per episode."""
-        return 4 * self.steps_per_side + self.settle_steps
+    def episode_ids(self, task: str) -> tuple[int, ...]:
+        """The episodes of `task` this sweep runs, in grid order."""
+        grid_ids = plugins.episode_ids(task)
+        chosen = grid_ids if self.episodes == "all" else tuple(e for e in grid_ids if e in set(self.episodes))
+        return chosen[: self.max_episodes] if self.max_episodes else chosen
 
     @property
     def num_episodes(self) -> int:
-        return len(self.tasks) * len(self.policies) * len(self.variants) * len(self.seeds) * self.worlds
+        cells = len(self.policies) * len(self.variants) * len(self.seeds)
+        return cells * sum(len(self.episode_ids(t)) for t in self.tasks)
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(SweepConfig))
 WHERE_KEYS = ("out", "assets")
 DEFAULTS = SweepConfig()
-_LIST_KEYS = {"tasks": TASKS, "policies": POLICIES, "variants": VARIANTS}
+_LIST_KEYS = {"tasks": plugins.TASKS, "policies": plugins.POLICIES}
 _SINGULAR = {"tasks": "task", "policies": "policy", "variants": "variant"}
 
 
@@ -96,29 +103,28 @@ def resolve(file_values: Mapping[str, Any] | None = None,
     merged = dataclasses.asdict(DEFAULTS) | file_values
     merged |= {k: v for k, v in (flag_values or {}).items() if v is not None}
     values = {k: _check(k, merged[k]) for k in FIELDS}
-    values["chunk"] = min(values["chunk"], values["worlds"])
+    _check_variants(values["variants"], values["tasks"])
+    _check_episodes(values["episodes"], values["tasks"])
     return SweepConfig(**values)
 
 
 def _check(key: str, value: Any):
     if key in _LIST_KEYS:
         return _names(key, value, _LIST_KEYS[key])
+    if key == "variants":
+        return _names(key, value, None)
     if key == "seeds":
-        return _seeds(value)
-    if key in ("worlds", "chunk", "steps_per_side"):
+        return _ids(key, value, "seeds")
+    if key == "episodes":
+        if value == "all":
+            return value
+        if isinstance(value, str):
+            raise ConfigError(f"'episodes' = {value!r} must be \"all\" or a list of episode ids")
+        return _ids(key, value, "episode ids")
+    if key == "chunk":
         return _int(key, value, minimum=1)
-    if key == "settle_steps":
+    if key in ("max_episodes", "steps", "videos"):
         return _int(key, value, minimum=0)
-    if key == "spread":
-        v = _number(key, value)
-        if not 0 <= v < 1:
-            raise ConfigError(f"'spread' = {value!r} is out of range; allowed: 0 <= spread < 1")
-        return v
-    if key == "success_threshold_mm":
-        v = _number(key, value)
-        if not v > 0:
-            raise ConfigError(f"'success_threshold_mm' = {value!r} is out of range; allowed: > 0")
-        return v
     if key == "out":
         if not isinstance(value, str) or not value:
             raise ConfigError(f"'out' = {value!r} must be a non-empty folder path string")
@@ -130,6 +136,28 @@ def _check(key: str, value: Any):
     raise AssertionError(key)
 
 
+def _check_variants(variants: tuple[str, ...], tasks: tuple[str, ...]) -> None:
+    """Every variant must exist for every task of the sweep."""
+    for v in variants:
+        for t in tasks:
+            allowed = plugins.variant_names(t)
+            if v not in allowed:
+                raise ConfigError(f"unknown variant {v!r} in 'variants' for task {t!r}; "
+                                  f"allowed for that task: {list(allowed)}")
+
+
+def _check_episodes(episodes, tasks: tuple[str, ...]) -> None:
+    """Listed episode ids must be in every task's grid."""
+    if episodes == "all":
+        return
+    for t in tasks:
+        grid_ids = plugins.episode_ids(t)
+        bad = [e for e in episodes if e not in set(grid_ids)]
+        if bad:
+            raise ConfigError(f"'episodes' = {list(episodes)!r}: {bad} not in the grid of task {t!r}; "
+                              f"allowed: 0..{max(grid_ids)} (or \"all\")")
+
+
 def _as_list(key: str, value: Any) -> list:
     if isinstance(value, (list, tuple)):
         return list(value)
@@ -139,29 +167,35 @@ def _as_list(key: str, value: Any) -> list:
 def _names(key: str, value: Any, allowed: Mapping) -> tuple[str, ...]:
     items = _as_list(key, value)
     if not items:
-        raise ConfigError(f"empty grid: '{key}' is empty; give at least one of {sorted(allowed)}")
+        hint = f"; give at least one of {sorted(allowed)}" if allowed is not None else ""
+        raise ConfigError(f"empty grid: '{key}' is empty{hint}")
     for v in items:
-        if v not in allowed:
-            raise ConfigError(f"unknown {_SINGULAR[key]} {v!r} in '{key}'; allowed: {sorted(allowed)}")
+        if not isinstance(v, str):
+            raise ConfigError(f"'{key}' = {items!r}: {v!r} is not a name")
+        if allowed is not None and v not in allowed:
+            raise ConfigError(f"in '{key}': {unknown_name(_SINGULAR[key], v, allowed)}")
     dup = sorted({v for v in items if items.count(v) > 1})
     if dup:
         raise ConfigError(f"'{key}' = {items!r} repeats {dup}; each {_SINGULAR[key]} may appear once")
     return tuple(items)
 
 
-def _seeds(value: Any) -> tuple[int, ...]:
-    items = _as_list("seeds", value)
+def _ids(key: str, value: Any, what: str) -> tuple[int, ...]:
+    """Distinct non-negative integers (seeds, episode ids)."""
+    rule = f"{what} must be distinct non-negative integers"
+    if key == "episodes":
+        rule += ' (or "all")'
+    items = _as_list(key, value)
     if not items:
-        raise ConfigError("empty grid: 'seeds' is empty; give at least one non-negative integer seed")
+        raise ConfigError(f"empty grid: '{key}' is empty; {rule}")
     for v in items:
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ConfigError(f"'seeds' = {items!r}: {v!r} is not an integer; "
-                              "seeds must be distinct non-negative integers")
+            raise ConfigError(f"'{key}' = {items!r}: {v!r} is not an integer; {rule}")
         if v < 0:
-            raise ConfigError(f"'seeds' = {items!r}: {v} is negative; seeds must be distinct non-negative integers")
+            raise ConfigError(f"'{key}' = {items!r}: {v} is negative; {rule}")
     dup = sorted({v for v in items if items.count(v) > 1})
     if dup:
-        raise ConfigError(f"'seeds' = {items!r} repeats {dup}; seeds must be distinct non-negative integers")
+        raise ConfigError(f"'{key}' = {items!r} repeats {dup}; {rule}")
     return tuple(items)
 
 
@@ -169,15 +203,8 @@ def _int(key: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"'{key}' = {value!r} is not an integer; allowed: an integer >= {minimum}")
     if value < minimum:
-        what = "empty grid: " if key == "worlds" else ""
-        raise ConfigError(f"{what}'{key}' = {value!r} is out of range; allowed: an integer >= {minimum}")
+        raise ConfigError(f"'{key}' = {value!r} is out of range; allowed: an integer >= {minimum}")
     return value
-
-
-def _number(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"'{key}' = {value!r} is not a number")
-    return float(value)
 
 
 def differing_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:

@@ -1,11 +1,12 @@
 """The sweep grid as a fixed list of chunks, in canonical order (pure functions).
 
 Canonical order: tasks, then policies, then variants, then seeds, each in the
-order the config lists them, then episode id ascending. Chunk `c` of a
-(task, policy, variant, seed) cell always holds episode ids
-[c * chunk, min((c + 1) * chunk, worlds)), padded to `chunk` worlds (copies of
-its last episode, results dropped), so an episode is always computed in the same
-compiled call with the same neighbours, whatever was done before a resume.
+order the config lists them; inside a (task, policy, variant, seed) cell, its
+episodes grouped by scene key (one compiled scene each; groups in grid order),
+then episode id ascending. Each group is cut into chunks of at most `chunk`
+episodes, padded to the group's chunk size (copies of the last episode, results
+dropped), so an episode is always computed in the same compiled call with the
+same neighbours, whatever was done before a resume.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class Chunk:
     policy: str
     variant: str
     seed: int
-    index: int
+    index: int  # chunk number inside the cell
+    scene_key: str
     episode_ids: tuple[int, ...]
     size: int
 
@@ -45,16 +47,32 @@ class Chunk:
         return ids + (ids[-1],) * (self.size - len(ids))
 
 
+def scene_groups(config, task: str) -> list[tuple[str, tuple[int, ...]]]:
+    """(scene key, its selected episode ids ascending) for `task`, groups in grid order."""
+    from simpler_jax.sweep.plugins import scene_keys
+
+    keys = scene_keys(task)
+    groups: dict[str, list[int]] = {}
+    for e in config.episode_ids(task):
+        groups.setdefault(keys[e], []).append(e)
+    return [(k, tuple(sorted(ids))) for k, ids in groups.items()]
+
+
 def plan(config) -> list[Chunk]:
     """Every chunk of the sweep, in canonical order."""
     chunks = []
     for task in config.tasks:
+        groups = scene_groups(config, task)
         for policy in config.policies:
             for variant in config.variants:
                 for seed in config.seeds:
-                    for c, start in enumerate(range(0, config.worlds, config.chunk)):
-                        ids = tuple(range(start, min(start + config.chunk, config.worlds)))
-                        chunks.append(Chunk(task, policy, variant, seed, c, ids, config.chunk))
+                    c = 0
+                    for scene_key, ids in groups:
+                        size = min(config.chunk, len(ids))
+                        for start in range(0, len(ids), size):
+                            part = ids[start : start + size]
+                            chunks.append(Chunk(task, policy, variant, seed, c, scene_key, part, size))
+                            c += 1
     return chunks
 
 

@@ -1,67 +1,68 @@
-"""What a sweep can run: tasks, policies and variants, by name.
+"""What a sweep can run: SIMPLER tasks, policies and variants, by name.
 
-Until the SIMPLER tasks land, a *task* is a robot-only scene (its success rule:
-the final TCP error is below the sweep's threshold), the only *policy* is an
-open-loop scripted end-effector pattern, and the only *variant* is SIMPLER's
-default parameters. New entries plug in here:
+* *tasks*: every SimplerEnv task name of `simpler_jax.tasks.spec.TASK_SPECS`, each
+  with its paper episode grid (`episode_ids(task)`).
+* *policies*: `POLICIES[name]` says how the compiled rollout acts. Today the
+  privileged scripted policy (`simpler_jax.tasks.scripted`, the default) and the
+  zero action (the baseline a task must not be solvable by); both run in the same
+  compiled program. Learned policies (Octo, RT-1-X) plug in here.
+* *variants*: `"visual_matching"`, every task's standard set-up, and, for the
+  Google tasks, the Variant Aggregation variants of `simpler_jax.tasks.variants`
+  (lighting, camera tilt, cabinet; their substitutes for unavailable stages are
+  recorded in the summary).
 
-* `TASKS[name] = TaskSpec(robot=...)`: which scene to build (one compiled step per task).
-* `POLICIES[name] = ScriptedPolicy(actions=f)`: `f(config) -> (T, 7)` float32
-  actions [dxyz, axis-angle, gripper] applied to every world at control steps 0..T-1.
-* `VARIANTS[name] = Variant(apply=g)`: `g(params) -> params` on the batched
-  per-world `Params` (leading axis = worlds of the chunk) after the sweep's gains.
-
-This module imports no JAX, so names can be checked before anything compiles.
+Nothing here compiles or builds a scene: names, grids and episode ids are
+checked from the task table (plain Python data) before anything is built.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
 
-import numpy as np
+from simpler_jax.tasks.spec import TASK_SPECS, task_spec
 
-
-@dataclasses.dataclass(frozen=True)
-class TaskSpec:
-    """robot: a key of `simpler_jax.scenes.scene.ROBOTS` (the scene is its default scene)."""
-
-    robot: str
+VISUAL_MATCHING = "visual_matching"
+TASKS = tuple(TASK_SPECS)
 
 
 @dataclasses.dataclass(frozen=True)
-class ScriptedPolicy:
-    """actions(config) -> (T, 7) float32, the same open-loop actions for every world."""
+class PolicySpec:
+    """scripted: the world acts with the scripted policy (else the zero action)."""
 
-    actions: Callable
-    description: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class Variant:
-    """apply(params) -> params, on a chunk's batched `Params` (world axis first)."""
-
-    apply: Callable
-    description: str = ""
+    scripted: bool
+    description: str
+    checkpoint: str | None = None
 
 
-def square_pattern(config) -> np.ndarray:
-    """A square in the base x-y plane and back, then `settle_steps` zero actions.
-
-    Returns (4 * steps_per_side + settle_steps, 7) float32; every moving step
-    commands 2 cm, so a side is 2 cm x steps_per_side (4 cm by default).
-    """
-    n = config.steps_per_side
-    sides = ((0.02, 0.0, 0.0), (0.0, 0.02, 0.0), (-0.02, 0.0, 0.0), (0.0, -0.02, 0.0))
-    rows = [np.array(d) for d in sides for _ in range(n)]
-    rows += [np.zeros(3)] * config.settle_steps
-    actions = np.zeros((len(rows), 7), np.float32)
-    actions[:, :3] = np.array(rows, np.float32).reshape(len(rows), 3)
-    return actions
-
-
-TASKS: dict[str, TaskSpec] = {"google_robot": TaskSpec("google_robot"), "widowx": TaskSpec("widowx")}
-POLICIES: dict[str, ScriptedPolicy] = {
-    "scripted-pattern": ScriptedPolicy(square_pattern, "end-effector square in the base x-y plane, open loop"),
+POLICIES: dict[str, PolicySpec] = {
+    "scripted": PolicySpec(True, "privileged scripted policy (simpler_jax.tasks.scripted)"),
+    "zero": PolicySpec(False, "the zero action every step (baseline: solves nothing)"),
 }
-VARIANTS: dict[str, Variant] = {"default": Variant(lambda params: params, "SIMPLER's default parameters")}
+
+
+def variant_names(task: str) -> tuple[str, ...]:
+    """The variants `task` can run: visual matching, then its Variant Aggregation list."""
+    from simpler_jax.tasks.variants import variants
+
+    try:
+        extra = tuple(v.name for v in variants(task))
+    except ValueError:  # no Variant Aggregation list (Bridge tasks, pick object)
+        extra = ()
+    return (VISUAL_MATCHING,) + extra
+
+
+def variant(task: str, name: str):
+    """The `simpler_jax.tasks.variants.Variant` of `name`, or None for visual matching."""
+    from simpler_jax.tasks.variants import variant as lookup
+
+    return None if name == VISUAL_MATCHING else lookup(task, name)
+
+
+def episode_ids(task: str) -> tuple[int, ...]:
+    """Episode ids of `task`'s paper grid, in grid order."""
+    return tuple(e.episode_id for e in task_spec(task).episodes())
+
+
+def scene_keys(task: str) -> dict[int, str]:
+    """episode id -> the scene key it compiles under (one compiled scene per key)."""
+    return {e.episode_id: e.scene_key for e in task_spec(task).episodes()}

@@ -179,8 +179,7 @@ class TaskEnv:
         env_state = self.env.step(params.robot, state.env, action)
         m = self.measure(params, env_state.data)
         stats = self.update(state.stats, m, state.ref, env_state.step)
-        stats = jax.tree.map(lambda old, new: jnp.where(state.env.done, old, new), state.stats, stats)
-        return TaskState(env_state, stats, state.ref)
+        return TaskState(env_state, keep_if_done(state.env.done, state.stats, stats), state.ref)
 
     def update(self, stats: EpisodeStats, m: Measurement, ref: EpisodeReference, step) -> EpisodeStats:
         spec, hold = self.spec, self.strict_hold_steps
@@ -225,6 +224,15 @@ class TaskEnv:
             drawer_qpos=_three(d.qpos[idx.scene_joint_qpos]), drawer_speed=_three(d.qvel[idx.scene_joint_dof]),
             drawer_bottom_contact=bottom,
         )
+
+
+def keep_if_done(done, old: EpisodeStats, new: EpisodeStats) -> EpisodeStats:
+    """`new`, except that worlds already done (`done` True) keep `old` (any leading world axes)."""
+    def pick(o, n):
+        d = jnp.reshape(done, done.shape + (1,) * (n.ndim - done.ndim))
+        return jnp.where(d, o, n)
+
+    return jax.tree.map(pick, old, new)
 
 
 def _three(x):

@@ -137,7 +137,18 @@ def apply_variant(params, v: Variant):
     return params.replace(robot=robot)
 
 
+def not_modelled(v: Variant) -> list[str]:
+    """What `v` asks for that the task scenes do not build yet (results must say so)."""
+    out = []
+    if v.distractors and v.distractors != ("none",):
+        out.append(f"distractor objects {list(v.distractors)}: not built into task scenes yet")
+    if v.background:
+        out.append(f"scene stage {v.background!r}: not built or rendered (see substitute)")
+    return out
+
+
 def variant_metadata(v: Variant) -> dict:
-    """What a results file records about the variant, substitutes included."""
-    return {k: getattr(v, k) for k in ("name", "kind", "lighting", "head_tilt", "station", "background",
+    """What a results file records about the variant, substitutes and gaps included."""
+    meta = {k: getattr(v, k) for k in ("name", "kind", "lighting", "head_tilt", "station", "background",
                                        "distractors", "in_metric", "substitute")}
+    return meta | {"not_modelled": not_modelled(v)}

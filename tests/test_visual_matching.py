@@ -270,3 +270,59 @@ def test_render_and_composite_end_to_end():
     assert fg.any() and table_or_sink.any()
     np.testing.assert_array_equal(out[fg], np.asarray(rgb)[fg])
     np.testing.assert_array_equal(out[~fg], bg[~fg])
+
+
+# ------------------------------------------------------------ task scenes, in the env
+
+
+def _task_image(task: str, episode: int):
+    """(rgb, segmentation, foreground mask, photo, env) of `task`'s reset pose, Visual
+    Matching on, at 160 px wide (the photo resized to it), rendered by the environment's
+    own observer (`RobotEnv.observe_qpos`)."""
+    from simpler_jax.envs.observation import ObservationSpec
+    from simpler_jax.tasks.env import TaskEnv
+
+    env = TaskEnv(task, observation=ObservationSpec(width=160, height=128 if "google" in task else 120,
+                                                    overlay=True, segmentation=True))
+    robot = env.env
+    params = jax.tree.map(lambda x: x[0], env.episode_params([episode]).robot)
+    obs = jax.jit(lambda p: robot.observe_qpos(p, robot.reset_qpos(p)))(params)
+    rgb, seg = np.asarray(obs.rgb), np.asarray(obs.segmentation)
+    mask = np.isin(seg, np.asarray(robot.observer.foreground))
+    return rgb, seg, mask, np.asarray(params.overlay_rgb), env
+
+
+@pytest.mark.parametrize("task, episode", [("widowx_stack_cube", 0), ("google_robot_close_drawer", 13)])
+def test_task_scene_composite_shows_the_photo_behind_robot_and_objects(task, episode):
+    rgb, seg, mask, photo, env = _task_image(task, episode)
+    ep = env.episodes[episode]
+    chex.assert_shape([rgb, photo], (seg.shape[0], 160, 3))
+    np.testing.assert_array_equal(photo, ov.load_overlay_uint8(None, f"{paths.OVERLAY_DIR}/{ep.overlay}",
+                                                               160, seg.shape[0]))
+    np.testing.assert_array_equal(rgb[~mask], photo[~mask])  # background: the photo's bytes exactly
+    assert (rgb[mask] != photo[mask]).any(axis=-1).mean() > 0.5  # foreground: the simulation
+    idx = env.scene.index
+    shown = set(np.unique(seg[mask]).tolist())
+    assert set(idx.object_bodies.tolist()) <= shown  # every task object is in view and foreground
+    assert shown & set(idx.robot_bodies.tolist())  # so is the robot
+    if env.spec.family == "drawer":  # the inpainted drawer photos leave the cabinet to the simulation
+        cabinet = env.scene.mj_model.body("cabinet").id
+        under = {b for b in range(env.scene.mj_model.nbody)
+                 if b == cabinet or env.scene.mj_model.body_rootid[b] == env.scene.mj_model.body_rootid[cabinet]}
+        assert shown & under and 0.2 < mask.mean() < 0.7
+    else:
+        assert 0.02 < mask.mean() < 0.2
+
+
+def test_eggplant_sink_shows_the_photo():
+    from simpler_jax.envs.observation import ObservationSpec
+    from simpler_jax.tasks.env import TaskEnv
+
+    env = TaskEnv("widowx_put_eggplant_in_basket", observation=ObservationSpec(width=64, height=48, overlay=True))
+    m, fg = env.scene.mj_model, np.asarray(env.env.observer.foreground)
+    assert env.env.observer.spec.always_overlay == ("sink", "dummy_sink_target_plane")
+    for name in ("sink", "dummy_sink_target_plane"):
+        assert m.body(name).id not in fg
+    assert int(env.scene.index.base_body) in fg
+    eggplant = int(env.scene.index.object_bodies[env.episodes[0].source])
+    assert m.body(eggplant).name.startswith("eggplant") and eggplant in fg  # the eggplant stays in front

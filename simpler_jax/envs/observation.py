@@ -9,6 +9,12 @@ rounded to uint8, as SIMPLER's policy wrappers resize the uint8 image) and neare
 for depth and segmentation. The camera's vertical field of view is kept, so a render
 size with the native aspect ratio is a scaled native image.
 
+Visual Matching (`overlay=True`): the rendered robot and objects are composited
+over the real photo in `Params.overlay_rgb` at the render size, as SIMPLER does at
+the camera size before a policy resizes the image (`simpler_jax.render.overlay`:
+foreground = the robot and every body with geoms except the world and the
+`always_overlay` bodies; background pixels are the photo's bytes exactly).
+
 With no `ObservationSpec` nothing is rendered: `State.obs` is None (an empty pytree)
 and the compiled step contains no rendering at all.
 
@@ -28,6 +34,7 @@ import jax.numpy as jnp
 
 from simpler_jax.render import render_full, render_geometry
 from simpler_jax.render.camera import camera_from_data
+from simpler_jax.render.overlay import composite, foreground_body_ids, foreground_mask
 
 
 @flax.struct.dataclass
@@ -45,7 +52,9 @@ class ObservationSpec:
     (Google 640x512, WidowX 640x480). output_size: (height, width) of the returned
     images; None = the render size. depth, segmentation: also return those images.
     max_faces_per_mesh: triangle budget of each visual mesh (see
-    `simpler_jax.render.geometry`).
+    `simpler_jax.render.geometry`). overlay: composite over `Params.overlay_rgb`
+    (Visual Matching); always_overlay: names of bodies shown from the photo, not the
+    simulation (the eggplant task's sink).
     """
 
     width: int | None = None
@@ -54,6 +63,8 @@ class ObservationSpec:
     depth: bool = False
     segmentation: bool = False
     max_faces_per_mesh: int | None = 1000
+    overlay: bool = False
+    always_overlay: tuple[str, ...] = ()
 
     def __post_init__(self):
         for name in ("width", "height"):
@@ -86,13 +97,24 @@ class Observer:
         self.camera = int(scene.index.camera)
         self.width, self.height = spec.render_size(scene)
         self.geometry = render_geometry(scene.mj_model, max_faces_per_mesh=spec.max_faces_per_mesh)
+        self.foreground = None
+        if spec.overlay:
+            self.foreground = jnp.asarray(
+                foreground_body_ids(scene.mj_model, int(scene.index.base_body), spec.always_overlay))
 
-    def __call__(self, model, data, lighting=None) -> Observation:
-        """lighting: a `simpler_jax.render.lighting.Lighting` (default SIMPLER's default)."""
+    def __call__(self, model, data, lighting=None, overlay_rgb=None) -> Observation:
+        """lighting: a `simpler_jax.render.lighting.Lighting` (default SIMPLER's default);
+        overlay_rgb: (H, W, 3) uint8 photo at the render size (needed with `spec.overlay`)."""
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
                           self.width, self.height, lighting=lighting)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
+        if self.foreground is not None:
+            if overlay_rgb is None or tuple(overlay_rgb.shape) != (self.height, self.width, 3):
+                got = None if overlay_rgb is None else tuple(overlay_rgb.shape)
+                raise ValueError(f"Visual Matching needs overlay_rgb of shape {(self.height, self.width, 3)} "
+                                 f"(the render size), got {got}")
+            rgb = composite(rgb, overlay_rgb, foreground_mask(seg, self.foreground))
         size = self.spec.output_size
         if size is not None and size != (self.height, self.width):
             rgb = jax.image.resize(rgb.astype(jnp.float32), (*size, 3), "bilinear")

@@ -34,6 +34,9 @@ class Params:
         directional light travels; light_colors: (L, 3) their rgb intensities
         (L = `simpler_jax.render.lighting.MAX_LIGHTS`; SIMPLER's modes are
         `lighting_mode(name)`). Only used when the environment renders.
+    overlay_rgb: (H, W, 3) uint8, the real photo behind the robot and objects in
+        Visual Matching (`ObservationSpec(overlay=True)`: H, W the render size;
+        `simpler_jax.render.overlay.load_overlay_uint8`); (0, 0, 3) otherwise.
     """
 
     arm_stiffness: jnp.ndarray
@@ -54,6 +57,7 @@ class Params:
     light_ambient: jnp.ndarray
     light_directions: jnp.ndarray
     light_colors: jnp.ndarray
+    overlay_rgb: jnp.ndarray
 
     def lighting(self):
         from simpler_jax.render.lighting import Lighting
@@ -98,6 +102,7 @@ def default_params(scene: Scene) -> Params:
         object_pose=f32(obj_pose),
         scene_joint_qpos=f32(np.zeros(len(scene.index.scene_joint_qpos))),
         light_ambient=light.ambient, light_directions=light.directions, light_colors=light.colors,
+        overlay_rgb=jnp.zeros((0, 0, 3), jnp.uint8),
     )
 
 

@@ -82,6 +82,8 @@ class RobotEnv:
     # ------------------------------------------------------------------ model
     def default_params(self) -> Params:
         params = default_params(self.scene)
+        if self.observer is not None and self.observer.spec.overlay:  # a black photo until one is set
+            params = params.replace(overlay_rgb=jnp.zeros((self.observer.height, self.observer.width, 3), jnp.uint8))
         return params.replace(**{k: jnp.asarray(v) for k, v in self._gain_overrides.items()})
 
     def model(self, params: Params) -> mjx.Model:
@@ -115,9 +117,10 @@ class RobotEnv:
         """`state` with `obs` rendered from its data (unchanged without an observer)."""
         if self.observer is None:
             return state
-        return state.replace(obs=self.observer(model, state.data, params.lighting()))
+        return state.replace(obs=self.observer(model, state.data, params.lighting(), params.overlay_rgb))
 
-    def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
+    def reset_qpos(self, params: Params) -> jax.Array:
+        """(nq,) joint positions a reset starts from: robot, objects, scene joints."""
         idx = self.index
         num_arm = idx.arm_qpos.shape[0]
         qpos = jnp.asarray(self.scene.mj_model.qpos0)
@@ -125,7 +128,21 @@ class RobotEnv:
         qpos = qpos.at[idx.finger_qpos].set(params.init_qpos[num_arm:])
         for i, adr in enumerate(idx.object_qpos):
             qpos = qpos.at[adr : adr + 7].set(params.object_pose[i])
-        qpos = qpos.at[idx.scene_joint_qpos].set(params.scene_joint_qpos)
+        return qpos.at[idx.scene_joint_qpos].set(params.scene_joint_qpos)
+
+    def observe_qpos(self, params: Params, qpos: jax.Array):
+        """The observation of joint positions `qpos` (nq,) posed kinematically (no physics):
+        for videos of recorded episodes and still images."""
+        if self.observer is None:
+            raise ValueError("this environment renders nothing: build it with an ObservationSpec")
+        model = self.model(params)
+        data = mjx.camlight(model, mjx.kinematics(model, mjx.make_data(model).replace(qpos=qpos)))
+        return self.observer(model, data, params.lighting(), params.overlay_rgb)
+
+    def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
+        idx = self.index
+        num_arm = idx.arm_qpos.shape[0]
+        qpos = self.reset_qpos(params)
         ctrl = jnp.zeros(model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
         ctrl = ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
         data = mjx.make_data(model).replace(qpos=qpos, ctrl=ctrl)

@@ -251,7 +251,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
             object_geoms.append(names)
     cabinet = None
     if s.cabinet is not None:
-        cabinet = add_cabinet(spec, assets, s.cabinet)
+        cabinet = add_cabinet(spec, assets, s.cabinet, visuals=s.visuals)
         static_geoms += [g for d in cabinet.drawers for g in d] + [cabinet.tabletop]
     finger_geoms = {g for link in cfg.finger_links for g in geoms.by_link.get(link, ())}
     torsion = (2.0 / 3.0) * cfg.finger_patch_radius

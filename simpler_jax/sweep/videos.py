@@ -2,7 +2,7 @@
 
 The rollout records every world's joint positions after each control step
 (`make_rollout(record=True)`); here a copy of the task scene with its visual
-meshes re-poses each recorded step (`mjx.kinematics` + `mjx.camlight`, no
+meshes re-poses each recorded step (`RobotEnv.observe_qpos`: kinematics only, no
 physics) and renders it with the pure-JAX renderer at the scene camera
 (`simpler_jax.envs.observation`), under each world's own lighting. Rendering stays
 out of the evaluated rollout, so asking for videos never changes a result.
@@ -18,7 +18,6 @@ import pathlib
 
 import jax
 import numpy as np
-from mujoco import mjx
 
 VIDEO_WIDTH = 160  # pixels per world; the height keeps the camera's aspect ratio
 
@@ -38,14 +37,8 @@ class EpisodeRenderer:
         self.env = TaskEnv(task, scene_key=scene_key, assets=assets, station=station,
                            observation=ObservationSpec(width=width, height=height))
         self.control_freq = self.env.scene.robot.control_freq
-        self._frames = jax.jit(jax.vmap(self._frame, in_axes=(None, 0)))
-
-    def _frame(self, params, qpos):
         robot_env = self.env.env
-        model = robot_env.model(params.robot)
-        data = mjx.make_data(model).replace(qpos=qpos)
-        data = mjx.camlight(model, mjx.kinematics(model, data))
-        return robot_env.observer(model, data, params.robot.lighting()).rgb
+        self._frames = jax.jit(jax.vmap(lambda p, q: robot_env.observe_qpos(p.robot, q).rgb, in_axes=(None, 0)))
 
     def frames(self, params, qpos: np.ndarray) -> np.ndarray:
         """params: one world's TaskParams; qpos (T + 1, nq) as recorded -> (T + 1, H, W, 3) uint8."""

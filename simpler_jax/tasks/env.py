@@ -28,6 +28,8 @@ the final step (`max_steps`).
 
 from __future__ import annotations
 
+import dataclasses
+
 import flax.struct
 import jax
 import jax.numpy as jnp
@@ -35,12 +37,13 @@ import mujoco
 import numpy as np
 
 from simpler_jax.assets.meshes import convex_pieces
-from simpler_jax.assets.paths import OBJECT_MODELS_DIR, asset_root
+from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.envs.state import State
 from simpler_jax.objects.build import ObjectSpec
 from simpler_jax.render.lighting import lighting_mode
+from simpler_jax.render.overlay import load_overlay_uint8
 from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.tasks import contacts, rules
 from simpler_jax.tasks.object_info import object_info
@@ -111,7 +114,13 @@ class TaskEnv:
         )
         self.scene = build_scene(scene_spec, self.assets)
         self.max_steps = int(max_steps or self.spec.max_steps)
+        if observation is not None and observation.overlay:
+            # The photo shows through the bodies the original always overlays (those we build).
+            m = self.scene.mj_model
+            shown = tuple(n for n in self.spec.always_overlay if mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, n) >= 0)
+            observation = dataclasses.replace(observation, always_overlay=shown)
         self.env = RobotEnv(self.scene, max_steps=self.max_steps, observation=observation)
+        self._overlays: dict[str, np.ndarray] = {}
         self.bbox_size = np.array([i.bbox_size for i in infos], np.float32).reshape(-1, 3)
         self.settle_substeps = max(int(round(settle_seconds * self.scene.robot.sim_freq)), 0)
         self.strict_hold_steps = int(strict_hold_steps)
@@ -150,8 +159,19 @@ class TaskEnv:
             init_qpos=init_qpos,
             scene_joint_qpos=jnp.asarray(ep.drawer_qpos if len(base.scene_joint_qpos) else (), jnp.float32),
         ).with_lighting(lighting_mode(self.spec.lighting))
+        if robot.overlay_rgb.size:  # Visual Matching: this episode's real photo at the render size
+            robot = robot.replace(overlay_rgb=jnp.asarray(self._overlay(ep)))
         i32 = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
         return TaskParams(robot, i32(ep.source), i32(ep.target), i32(ep.drawer), jnp.asarray(self.bbox_size))
+
+    def _overlay(self, ep) -> np.ndarray:
+        if ep.overlay is None:
+            raise ValueError(f"task {self.spec.name!r} episode {ep.episode_id} has no overlay photo")
+        if ep.overlay not in self._overlays:
+            obs = self.env.observer
+            self._overlays[ep.overlay] = load_overlay_uint8(
+                self.assets, f"{OVERLAY_DIR}/{ep.overlay}", obs.width, obs.height)
+        return self._overlays[ep.overlay]
 
     # ------------------------------------------------------------------ reset
     def reset(self, params: TaskParams, key: jax.Array) -> TaskState:

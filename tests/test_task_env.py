@@ -85,6 +85,17 @@ def test_scripted_policy_reaches_and_grasps_the_cube(stack_cube_rollout):
     assert np.asarray(s.grasped_ever[:2]).all()
 
 
+@pytest.mark.parametrize("task, surfaces", [
+    ("google_robot_place_apple_in_closed_top_drawer", [0.882]),  # the cabinet top, not the floor
+    ("widowx_put_eggplant_in_basket", [0.891, 0.928]),  # the sink's basin and its rim plane
+    ("widowx_stack_cube", [0.87, 0.87]),  # the table
+])
+def test_objects_spawn_on_the_surface_under_them(task, surfaces):
+    env = TaskEnv(task)
+    ep = env.episodes[min(env.episodes)]
+    np.testing.assert_allclose([env._spawn.surface(xy) for xy in ep.object_xy], surfaces, atol=2e-3)
+
+
 def test_episode_params_reject_unknown_episodes(stack_cube):
     with pytest.raises(ValueError, match=r"episode ids \[99\].*allowed"):
         stack_cube.episode_params([0, 99])

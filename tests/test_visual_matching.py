@@ -326,3 +326,28 @@ def test_eggplant_sink_shows_the_photo():
     assert int(env.scene.index.base_body) in fg
     eggplant = int(env.scene.index.object_bodies[env.episodes[0].source])
     assert m.body(eggplant).name.startswith("eggplant") and eggplant in fg  # the eggplant stays in front
+
+
+def test_object_visual_meshes_are_coloured_and_change_no_physics():
+    """Scenes with visuals add each object's visual mesh (massless, non-colliding, its
+    texture's mean colour) and hide the collision pieces from the renderer; masses,
+    inertias, contact pairs and collision geoms are those of the scene without visuals."""
+    from simpler_jax.scenes.scene import build_scene, default_scene
+    from simpler_jax.objects.build import ObjectSpec
+
+    objs = (ObjectSpec("baked_green_cube_3cm", 1000.0, (-0.2, 0.0, 0.9)),
+            ObjectSpec("bridge_carrot_generated_modified", 300.0, (-0.1, 0.1, 0.9)),
+            ObjectSpec("eggplant", 500.0, (-0.1, -0.1, 0.9)))  # no visual mesh in the assets
+    plain, vis = (build_scene(default_scene("widowx", objs, visuals=v)).mj_model for v in (False, True))
+    for name in ("baked_green_cube_3cm", "bridge_carrot_generated_modified", "eggplant"):
+        a, b = plain.body(name).id, vis.body(name).id
+        np.testing.assert_allclose(vis.body_mass[b], plain.body_mass[a], rtol=1e-6)
+        np.testing.assert_allclose(vis.body_inertia[b], plain.body_inertia[a], rtol=1e-5)
+    assert vis.npair == plain.npair
+    cube = vis.geom("baked_green_cube_3cm/visual")
+    assert cube.group == 2 and cube.contype == 0 and cube.conaffinity == 0
+    assert cube.rgba[1] > cube.rgba[0] and cube.rgba[1] > cube.rgba[2]  # green
+    carrot = vis.geom("bridge_carrot_generated_modified/visual").rgba
+    assert carrot[0] > carrot[1] > carrot[2]  # orange
+    assert vis.geom("baked_green_cube_3cm/collision0").group == 3  # hidden behind the visual mesh
+    assert vis.geom("eggplant/collision0").group == 0  # no visual mesh: the pieces are drawn

@@ -4,6 +4,14 @@ The collision file holds one or more convex parts; each connected piece becomes 
 mesh geom. In "simplified" mode each hull is capped at `hull_budget` vertices and
 at most `max_pieces` pieces are kept (the largest by hull volume); in "original"
 mode every piece is kept at full resolution. Mass comes from the density.
+
+With `visuals=True` the object also gets its visual mesh (`textured.obj`, else
+`.dae`, else `.glb`, as the original) as a massless, non-colliding geom in the
+renderer's visual group, decimated to `VISUAL_FACE_BUDGET` triangles and coloured
+with the area-weighted mean of its texture (`simpler_jax.assets.meshes.surface_color`;
+the renderer has no UV textures yet); the collision pieces then move to the hidden
+collision group. Models without a visual mesh (five in the assets) or without a
+colour keep their collision pieces visible in `FALLBACK_RGBA`.
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
 OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
+VISUAL_FACE_BUDGET = 2000  # triangles of an object's visual mesh
+FALLBACK_RGBA = (0.6, 0.6, 0.6, 1.0)  # objects without a visual mesh or colour
+VISUAL_GROUP, COLLISION_GROUP = 2, 3  # as the robots' (simpler_jax.robots.builder)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +62,7 @@ def add_object(
     hull_budget: int = 24,
     max_pieces: int = 8,
     fixed: bool = False,
+    visuals: bool = False,
 ) -> tuple[str, ...]:
     """Add a free body for `obj` (welded to the world if `fixed`); returns its collision geom names."""
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
@@ -78,6 +90,34 @@ def add_object(
         g.meshname = mesh.name
         g.density = obj.density
         g.friction = [OBJECT_FRICTION, 0.005, 0.0001]
-        g.rgba = [0.8, 0.2, 0.2, 1.0]
+        g.rgba = list(FALLBACK_RGBA)
         names.append(g.name)
+    if visuals and _add_visual(spec, body, obj, path.parent):
+        for name in names:
+            spec.geom(name).group = COLLISION_GROUP
     return tuple(names)
+
+
+def _add_visual(spec: mujoco.MjSpec, body, obj: ObjectSpec, model_dir: pathlib.Path) -> bool:
+    """Add `obj`'s coloured visual mesh to `body`; False if it has none (or no colour)."""
+    from simpler_jax.assets.meshes import load_mesh, surface_color, visual_mesh_file
+    from simpler_jax.render.decimate import decimate
+
+    path = visual_mesh_file(model_dir)
+    rgba = None if path is None else surface_color(path)
+    if rgba is None or float(np.max(rgba[:3])) < 0.01:  # no colour, or an unreadable baked texture
+        return False
+    mesh_arrays = load_mesh(path)
+    vertices, faces = decimate(mesh_arrays.vertices, mesh_arrays.faces, VISUAL_FACE_BUDGET)
+    mesh = spec.add_mesh(name=f"{obj.body_name}/visual_mesh")
+    mesh.uservert = np.asarray(vertices, np.float32).ravel()
+    mesh.userface = np.asarray(faces, np.int32).ravel()
+    mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL  # visual meshes need not be closed
+    g = body.add_geom(name=f"{obj.body_name}/visual")
+    g.type = mujoco.mjtGeom.mjGEOM_MESH
+    g.meshname = mesh.name
+    g.group = VISUAL_GROUP
+    g.density = 0.0
+    g.contype, g.conaffinity = 0, 0
+    g.rgba = [float(c) for c in rgba]
+    return True

@@ -242,7 +242,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     add_camera(spec, s.camera_spec())
     object_geoms, static_geoms = [], []  # static: surfaces objects and the hand touch
     for obj, fixed in [(o, False) for o in s.objects] + [(o, True) for o in s.static_objects]:
-        names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed)
+        names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed, visuals=s.visuals)
         for n in names:  # objects collide through explicit pairs only
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         if fixed:

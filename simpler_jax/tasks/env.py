@@ -277,16 +277,22 @@ class _SpawnHeights:
         self.robot_bodies = set(int(b) for b in scene.index.robot_bodies)
 
     def surface(self, xy) -> float:
-        """Height of the first collision surface below (x, y), ignoring the robot."""
+        """Height of the first collision surface below (x, y), ignoring the robot and
+        visual-only geoms (the same whether or not the scene has visuals)."""
         m, d = self.model, self.data
         start = np.array([xy[0], xy[1], 3.0])
         down = np.array([0.0, 0.0, -1.0])
         geomid = np.array([-1], np.int32)
-        groups = np.array([1, 0, 0, 0, 0, 0], np.uint8)  # collision geoms only
-        dist = mujoco.mj_ray(m, d, start, down, groups, 1, -1, geomid)
-        if geomid[0] < 0 or int(m.geom_bodyid[geomid[0]]) in self.robot_bodies:
-            return 0.0
-        return float(start[2] - dist)
+        groups = np.array([1, 1, 0, 1, 0, 0], np.uint8)  # collision groups 0, 1, 3 (2: visual meshes)
+        for _ in range(64):
+            dist = mujoco.mj_ray(m, d, start, down, groups, 1, -1, geomid)
+            if geomid[0] < 0:
+                return 0.0
+            hit = start + dist * down
+            if int(m.geom_bodyid[geomid[0]]) not in self.robot_bodies:
+                return float(hit[2])
+            start = hit + 1e-6 * down  # through the robot, on down
+        return 0.0
 
     def height(self, i: int, xy, quat) -> float:
         lowest = float((self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2].min())

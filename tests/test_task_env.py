@@ -80,7 +80,7 @@ def test_done_worlds_keep_their_stats():
 
 def test_scripted_policy_reaches_and_grasps_the_cube(stack_cube_rollout):
     """Through the 7-D action only: above the cube, down, close; the contact-force
-    grasp check sees both fingers push (holding it up is issue 2's open grasp problem)."""
+    grasp check sees both fingers push."""
     s = stack_cube_rollout.stats
     assert np.asarray(s.grasped_ever[:2]).all()
 

@@ -45,6 +45,9 @@ class RobotGeoms:
     arm: tuple[str, ...]  # on moving links
     static: tuple[str, ...]  # on links fixed to the world (the base): never paired
     by_link: dict[str, tuple[str, ...]]
+    # finger link -> its flat pad box (simplified mode, `RobotConfig.finger_pads`): the
+    # geom that touches objects in place of the link's hulls (also listed in by_link)
+    pads: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _full_inertia(inertial) -> list[float]:
@@ -207,4 +210,16 @@ def add_robot(
     for link in config.finger_links + (config.ee_link,):
         if spec.body(link) is None:
             raise ValueError(f"{config.name}: URDF has no link {link!r}")
-    return RobotGeoms(tuple(writer.hand), tuple(writer.arm), tuple(writer.static), writer.by_link)
+    pads = {}
+    if collision == "simplified":
+        for link, pos, half in config.finger_pads:
+            g = spec.body(link).add_geom(name=f"{link}/pad")
+            g.type = mujoco.mjtGeom.mjGEOM_BOX
+            g.pos, g.size = list(pos), list(half)
+            g.group, g.density = COLLISION_GROUP, 0.0
+            g.contype, g.conaffinity = 0, 0
+            g.friction = [config.finger_friction, 0.005, 0.0001]
+            g.rgba = [0.5, 0.5, 0.5, 1.0]
+            pads[link] = g.name
+            writer.by_link[link] = writer.by_link.get(link, ()) + (g.name,)
+    return RobotGeoms(tuple(writer.hand), tuple(writer.arm), tuple(writer.static), writer.by_link, pads)

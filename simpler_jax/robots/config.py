@@ -39,6 +39,9 @@ class RobotConfig:
     drop_links: tuple[str, ...] = ()  # links not modelled at all
     hull_budget: int = 12  # max hull vertices of a simplified arm link
     finger_hull_budget: int = 32  # max hull vertices of a simplified hand link
+    # Simplified mode: flat box pads, (link, centre (3,), half sizes (3,)) in the link
+    # frame, that touch objects instead of the finger hulls (see `simpler_jax.robots.widowx`).
+    finger_pads: tuple[tuple[str, tuple[float, float, float], tuple[float, float, float]], ...] = ()
 
     @property
     def substeps(self) -> int:

@@ -71,6 +71,15 @@ CONFIG = RobotConfig(
     # 32 hull vertices round the finger pads off enough that a 3 cm cube slips out
     # of the grip in MuJoCo C; 64 is the full hull (benchmarks/RESULTS.md, grasp).
     finger_hull_budget=64,
+    # The finger STL's pad is flat (y = -8.95 mm in the link frame, 16-43 mm along the
+    # finger, +-14.5 mm wide) with a 2 mm bump near the knuckle; the convex hull bridges
+    # the tip to the bump and tilts the pad face by 3 degrees. MJX takes that tilted face
+    # as the contact normal and loses a gripped cube (MuJoCo C takes the cube's face);
+    # a flat box on the pad plane touches objects instead (benchmarks/RESULTS.md, grasp).
+    finger_pads=(
+        ("left_finger_link", (0.0295, -0.00695, 0.0), (0.0135, 0.002, 0.014)),
+        ("right_finger_link", (0.0295, 0.00695, 0.0), (0.0135, 0.002, 0.014)),
+    ),
     extra_friction=(),
     base_height=0.870,
     sim_freq=500,

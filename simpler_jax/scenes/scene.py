@@ -263,12 +263,15 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     for rg in geoms.hand:
         for sg in static_geoms:
             _add_pair(spec, rg, sg, mu_of(rg), mu_of(sg), torsion if rg in finger_geoms else None, s)
+    # Objects touch a finger through its flat pad where it has one, else its hulls.
+    pad_of = {h: pad for link, pad in geoms.pads.items() for h in geoms.by_link[link] if h != pad}
+    object_touchers = tuple(dict.fromkeys(pad_of.get(g, g) for g in geoms.hand + geoms.arm))
     for names in object_geoms:
         for og in names:
             for sg in surfaces:
                 _add_pair(spec, og, sg, mu_of(og), mu_of(sg), None, s)
             _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
-            for rg in geoms.hand + geoms.arm:
+            for rg in object_touchers:
                 _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
                           torsion if rg in finger_geoms else None, s)
     for i, a in enumerate(object_geoms):

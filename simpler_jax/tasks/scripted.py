@@ -118,6 +118,7 @@ class ScriptedPolicy:
         self._gripper = np.array([grip[p.gripper] for p in self.plan], np.float32)
         self._align = np.array([p.align for p in self.plan], bool)
         self._is_close = np.array([p.name == "close" for p in self.plan], bool)
+        self._is_carry = np.array([p.name in ("carry", "lower") for p in self.plan], bool)
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
@@ -197,12 +198,14 @@ class ScriptedPolicy:
         last = len(self.plan) - 1
         phase = jnp.where(done, jnp.minimum(phase + 1, last), phase).astype(jnp.int32)
         steps = jnp.where(done, 0, ps.steps + 1).astype(jnp.int32)
-        # Remember the grasp when the close phase begins.
+        # Remember the grasp when the close phase begins; while carrying and lowering,
+        # follow the object in the hand (it may slip), so it is placed where it is.
         closing = done & jnp.asarray(self._is_close)[phase]
+        carrying = jnp.asarray(self._is_carry)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):
             anchor = jnp.where(closing, tcp_world, ps.anchor)
-            offset = jnp.where(closing, tcp_world - self._com(state, params.source), ps.grasp_offset)
+            offset = jnp.where(closing | carrying, tcp_world - self._com(state, params.source), ps.grasp_offset)
         else:
             anchor, offset = ps.anchor, ps.grasp_offset
         ps = PolicyState(phase, steps, anchor, offset)

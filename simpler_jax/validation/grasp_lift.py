@@ -11,14 +11,14 @@ object, standing orientation). The WidowX's open fingers leave a 5.2 cm gap, les
 than the can's 6.6 cm diameter (no SIMPLER WidowX task uses a can), so it lifts
 the 3 cm `green_cube_3cm` of the stack-cube task instead.
 
-Status (see benchmarks/RESULTS.md, grasp section): not passing. Both modes now
-touch the object through the same contact pairs (friction, torsion, softness), so
-they differ in geometry only. MuJoCo C on the original meshes lifts and holds the
-WidowX cube; MJX on the simplified hulls drops it (its mesh contacts flicker
-between steps). The outcome of one grasp flips with millimetres of grasp height in
-either engine, because the tapered WidowX pads hold the cube on its top edges. The
-Google can is thrown out of the closing fingers in MuJoCo C too (about 600 N at the
-tips on a 12 g can).
+Status (see benchmarks/RESULTS.md, grasp section): the WidowX passes. Both modes
+touch the object through the same contact pairs (friction, torsion, softness); the
+simplified WidowX touches it through flat box pads on its finger pads
+(`RobotConfig.finger_pads`), because the finger hull's 3-degree pad tilt (a hull
+artifact) made MJX lose the cube. MJX then lifts it 8.2 cm where MuJoCo C on the
+original meshes lifts it 8.8 cm. The Google can is thrown out of the closing
+fingers in MuJoCo C too (about 600 N at the tips on a 12 g can), so the Google
+check has no lifting reference.
 """
 
 from __future__ import annotations

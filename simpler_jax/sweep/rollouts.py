@@ -26,8 +26,8 @@ import numpy as np
 
 from simpler_jax.sweep import plugins
 from simpler_jax.sweep.grid import Chunk
+from simpler_jax.tasks.env import DEFAULT_STATION
 
-DEFAULT_STATION = "mk_station_recolor"
 
 
 @dataclasses.dataclass
@@ -35,7 +35,7 @@ class CompiledScene:
     """A task scene's `TaskEnv` and its compiled rollout over `num_worlds` worlds.
 
     rollout: (params, keys (W, 2), scripted (W,) bool) -> final TaskState, or
-    (final, qpos (W, T, nq)) when `record`. `calls` counts calls (the first compiles).
+    (final, qpos (W, T + 1, nq)) when `record`. `calls` counts calls (the first compiles).
     """
 
     env: object

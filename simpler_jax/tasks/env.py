@@ -56,6 +56,7 @@ from simpler_jax.utils.rotations_np import yaw_quat
 SPAWN_CLEARANCE = 0.002  # m between an object's lowest point and the surface at reset
 DEFAULT_SETTLE_SECONDS = 0.5
 DRAWER_FAMILIES = ("drawer", "place_in_drawer")
+DEFAULT_STATION = "mk_station_recolor"  # the Visual Matching drawer cabinet (SIMPLER_SPEC.md §3.1)
 
 
 @flax.struct.dataclass
@@ -85,7 +86,7 @@ class TaskEnv:
     """One task scene (task name + scene key) as pure `reset` / `step` of one world."""
 
     def __init__(self, task: str, scene_key: str | None = None, assets=None, observation=None,
-                 collision: str = "simplified", station: str = "mk_station_recolor",
+                 collision: str = "simplified", station: str = DEFAULT_STATION,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None):
         self.spec = task_spec(task)

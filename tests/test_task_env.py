@@ -12,14 +12,14 @@ from simpler_jax.tasks.env import TaskEnv
 from simpler_jax.tasks.env import keep_if_done
 from simpler_jax.tasks.stats import zeros_stats
 
-EPISODES = [0, 12]
-MAX_STEPS = 16  # long enough for the scripted policy to reach and close on the cube
+EPISODES = [0, 12]  # a 10 cm and a 20 cm carry: CI's reduced grid of benchmarks/tasks.py
+MAX_STEPS = 60  # the task's whole episode
 
 
 @pytest.fixture(scope="session")
 def stack_cube_scene():
-    """The stack-cube scene compiled for 2 worlds and 16-step episodes, through the
-    sweep's memoised builder: tests/test_sweep_resume.py runs the same program."""
+    """The stack-cube scene compiled for 2 worlds and whole 60-step episodes, through
+    the sweep's memoised builder: tests/test_sweep_resume.py runs the same program."""
     from simpler_jax.assets import asset_root
     from simpler_jax.sweep import rollouts
 
@@ -35,7 +35,7 @@ def stack_cube(stack_cube_scene):
 @pytest.fixture(scope="session")
 def stack_cube_rollout(stack_cube_scene):
     """Episodes 0 and 12 with the scripted policy, then the same with the zero action
-    (worlds 0-1 and 2-3), whole 16-step episodes of one compiled rollout."""
+    (worlds 0-1 and 2-3), whole episodes of one compiled rollout."""
     env, run = stack_cube_scene.env, stack_cube_scene.rollout
     params = env.episode_params(EPISODES)
     keys = jax.random.split(jax.random.PRNGKey(0), 2)
@@ -78,11 +78,19 @@ def test_done_worlds_keep_their_stats():
         np.testing.assert_array_equal(k[1], n[1])
 
 
-def test_scripted_policy_reaches_and_grasps_the_cube(stack_cube_rollout):
-    """Through the 7-D action only: above the cube, down, close; the contact-force
-    grasp check sees both fingers push."""
-    s = stack_cube_rollout.stats
-    assert np.asarray(s.grasped_ever[:2]).all()
+def test_scripted_policy_stacks_the_cube(stack_cube, stack_cube_rollout):
+    """Issue 3's check on a reduced grid: through the 7-D action only, the scripted
+    policy grasps (the contact-force check sees both fingers push), carries and
+    stacks the cube in both episodes, and lets go of it; the zero action scores
+    nothing (test above). The full grids are in benchmarks/RESULTS.md."""
+    state = stack_cube_rollout
+    s = state.stats
+    scripted = slice(0, 2)
+    assert np.asarray(s.grasped_ever[scripted]).all() and np.asarray(s.consec_grasp_ever[scripted]).all()
+    assert np.asarray(s.success[scripted]).all() and np.asarray(s.src_on_target[scripted]).all()
+    assert not np.asarray(s.grasped[scripted]).any()  # released
+    cubes = np.asarray(state.env.data.xpos[scripted][:, stack_cube.env.index.object_bodies])  # (2, 2, 3)
+    np.testing.assert_allclose(cubes[:, 0, 2] - cubes[:, 1, 2], 0.03, atol=3e-3)  # green on yellow
 
 
 @pytest.mark.parametrize("task, surfaces", [
@@ -136,7 +144,7 @@ def measure_forward(stack_cube):
 
 def test_grasp_check_needs_both_fingers_pushing(stack_cube, measure_forward):
     env = stack_cube
-    # Both pads sink 0.1-1.7 mm into the cube (the pads taper): a squeeze.
+    # Both pads press into the cube: a squeeze.
     both = measure_forward(_squeeze_state(env, 0.024, 0.024))
     assert bool(both.grasped)
     assert not bool(both.source_env_contact)  # held in the air: robot contacts only

@@ -15,8 +15,11 @@ budget); a phase ends when the TCP is within its tolerance of its waypoint or it
 budget is spent. Waypoints are recomputed every step from the current state, and the
 TCP position and the source-to-TCP offset at the moment the gripper starts closing
 are remembered (`anchor`, `grasp_offset`), so lifting and placing are relative to
-the actual grasp. The gripper's approach axis is turned straight down and its
-closing direction across the source's long (model x) axis before the grasp.
+the actual grasp; while carrying, the offset follows the object in the hand (it may
+slip), so it is placed where it is. An object that moves more than `LOST_DISTANCE`
+in the hand since closing counts as dropped, and the plan starts again from above
+it. The gripper's approach axis is turned straight down and its closing direction
+across the source's long (model x) axis before the grasp.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
@@ -63,11 +66,15 @@ PLANS = {
         Phase("close", "close", 0.0, -1.0, 5), Phase("lift", "close", 0.02, 0.01, 15),
         Phase("hold", "close", 0.01, -1.0, 1000),
     ),
+    # With the object in hand the TCP lifts and lowers at most 6 mm per control step
+    # and carries at 1 cm: the WidowX controller jumps its joint target once per step,
+    # and lifting 1 cm per step let a 3 cm cube slide 2 cm down the pads in MJX and
+    # fall out; carrying 28 cm at 1.2 cm per step slid it off the pads sideways.
     "carry": (
         Phase("above", "open", 0.04, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
-        Phase("close", "close", 0.0, -1.0, 3), Phase("lift", "close", 0.01, 0.01, 8),
-        Phase("carry", "close", 0.01, 0.01, 25), Phase("lower", "close", 0.01, 0.005, 6),
-        Phase("release", "open", 0.0, -1.0, 3), Phase("retreat", "open", 0.02, -1.0, 1000),
+        Phase("close", "close", 0.0, -1.0, 2), Phase("lift", "close", 0.006, 0.006, 6),
+        Phase("carry", "close", 0.01, 0.008, 30), Phase("lower", "close", 0.006, 0.005, 4),
+        Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
     ),
     "push": (
         Phase("level", "close", 0.04, 0.015, 60), Phase("push", "close", 0.03, 0.01, 40),
@@ -75,10 +82,12 @@ PLANS = {
     ),
     "hold": (Phase("hold", "close", 0.0, -1.0, 100000),),
 }
-ABOVE = 0.07  # pre-grasp height of the TCP above the grasp point (m)
-LIFT = 0.06  # m
-CARRY_CLEARANCE = 0.05  # m above the place point while carrying
-PLACE_GAP = 0.01  # m between the bottom of the source and the top of the target when released
+ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
+LIFT = 0.06  # m (pick)
+LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
+CARRY_CLEARANCE = 0.01  # m above the place point at the end of the carry
+LOST_DISTANCE = 0.03  # m the object may move in the hand (since closing) before it counts as dropped
+PLACE_GAP = 0.005  # m between the bottom of the source and the top of the target when released
 GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the source COM
 PUSH_STANDOFF = 0.10  # m in front of the drawer face
 PUSH_END = 0.03  # m: TCP x in front of the closed drawer face at the end of the push
@@ -90,7 +99,8 @@ class PolicyState:
     phase: jax.Array  # () int32
     steps: jax.Array  # () int32 steps spent in the phase
     anchor: jax.Array  # (3,) world TCP position when closing started
-    grasp_offset: jax.Array  # (3,) TCP minus source COM when closing started
+    grasp_offset: jax.Array  # (3,) TCP minus source COM, remembered while carrying
+    closed_offset: jax.Array  # (3,) TCP minus source COM when closing started
 
 
 def plan_name(spec) -> str:
@@ -119,10 +129,11 @@ class ScriptedPolicy:
         self._align = np.array([p.align for p in self.plan], bool)
         self._is_close = np.array([p.name == "close" for p in self.plan], bool)
         self._is_carry = np.array([p.name in ("carry", "lower") for p in self.plan], bool)
+        self._in_hand = np.array([p.name in ("lift", "carry", "hold") for p in self.plan], bool)
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
-        return PolicyState(jnp.array(0, jnp.int32), jnp.array(0, jnp.int32), z, z)
+        return PolicyState(jnp.array(0, jnp.int32), jnp.array(0, jnp.int32), z, z, z)
 
     # ----------------------------------------------------------------- frames
     def _tcp(self, state):
@@ -178,10 +189,13 @@ class ScriptedPolicy:
         else:
             place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up
         place = place_com + ps.grasp_offset
-        return jnp.stack([
-            grasp + ABOVE * up, grasp, ps.anchor, lift, place + CARRY_CLEARANCE * up, place, place,
-            place + CARRY_CLEARANCE * up,
-        ])
+        high = place + CARRY_CLEARANCE * up
+        # Lift LIFT_MIN straight up, then carry in a straight line, still rising, to
+        # above the place point (the Bridge grids put targets >= 10 cm from the source,
+        # so a 3 cm target is cleared), then lower onto it.
+        lift = ps.anchor + LIFT_MIN * up
+        high = high.at[2].set(jnp.maximum(high[2], lift[2]))
+        return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
 
     # ---------------------------------------------------------------- the policy
     def __call__(self, params, state, ps: PolicyState):
@@ -199,16 +213,22 @@ class ScriptedPolicy:
         phase = jnp.where(done, jnp.minimum(phase + 1, last), phase).astype(jnp.int32)
         steps = jnp.where(done, 0, ps.steps + 1).astype(jnp.int32)
         # Remember the grasp when the close phase begins; while carrying and lowering,
-        # follow the object in the hand (it may slip), so it is placed where it is.
+        # follow the object in the hand.
         closing = done & jnp.asarray(self._is_close)[phase]
         carrying = jnp.asarray(self._is_carry)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):
+            held = tcp_world - self._com(state, params.source)
             anchor = jnp.where(closing, tcp_world, ps.anchor)
-            offset = jnp.where(closing | carrying, tcp_world - self._com(state, params.source), ps.grasp_offset)
+            offset = jnp.where(closing | carrying, held, ps.grasp_offset)
+            closed = jnp.where(closing, held, ps.closed_offset)
+            # Dropped (the object left the fingers): start again from above it.
+            lost = jnp.asarray(self._in_hand)[phase] & (jnp.linalg.norm(held - closed) > LOST_DISTANCE)
+            phase = jnp.where(lost, 0, phase).astype(jnp.int32)
+            steps = jnp.where(lost, 0, steps).astype(jnp.int32)
         else:
-            anchor, offset = ps.anchor, ps.grasp_offset
-        ps = PolicyState(phase, steps, anchor, offset)
+            anchor, offset, closed = ps.anchor, ps.grasp_offset, ps.closed_offset
+        ps = PolicyState(phase, steps, anchor, offset, closed)
         wps = self._waypoints(params, state, ps, tcp_world)
         origin_p, origin_r = self._origin(state, tcp_base, tcp_rot)
         target_base = base_r.T @ (wps[phase] - base_p)

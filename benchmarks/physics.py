@@ -162,12 +162,20 @@ def main(argv=None) -> int:
                 row["mjx_over_call"] = mj["world_steps_per_s"] / cn["world_steps_per_s"]
             rows.append(row)
             print(_format_row(row, cores), flush=True)
+            _write(a, rows, cores)  # after every row: an interrupted run keeps what it measured
+    print(f"wrote {a.out}")
+    return 0
+
+
+def _write(a, rows, cores) -> None:
     import jax
     import mujoco
 
     result = {
         "benchmark": "physics",
         "date": time.strftime("%Y-%m-%d"),
+        # The MJX rows name their device; the parent never starts a JAX backend (on a
+        # GPU it would take the memory the children need).
         "machine": {"platform": platform.platform(), "cpus": cores, "processor": platform.processor()},
         "versions": {"jax": jax.__version__, "mujoco": mujoco.__version__},
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
@@ -178,8 +186,6 @@ def main(argv=None) -> int:
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(result, f, indent=2)
-    print(f"wrote {a.out}")
-    return 0
 
 
 def _fmt(x):

@@ -9,6 +9,7 @@ turned towards the camera (two-sided). No shadows, no specular term.
 from __future__ import annotations
 
 import flax.struct
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -36,6 +37,7 @@ MAX_LIGHTS = 3  # per-world lighting has a fixed number of directional lights
 # "ambient_only"; drawers: "simple" (visual matching), the legacy ray-traced light
 # "drawer" with its "drawer_brighter" / "drawer_darker" / "drawer_vertical"
 # variants (shadows are not rendered yet); the eggplant sink scene: "eggplant".
+_FULL = jax.lax.Precision.HIGHEST  # no TF32 on GPUs (see raster.triangles_in_camera)
 _COS75, _SIN75 = 0.25881904510252074, 0.9659258262890683
 _DRAWER_SIDE = [((-1, 1, -0.05), 0.5), ((-1, -1, -0.05), 0.5)]
 LIGHTING_MODES = {
@@ -74,6 +76,6 @@ def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, light
     """albedo (..., 3), normal (..., 3) unit, view_dir (..., 3) camera -> point -> rgb (..., 3) in [0, 1]."""
     facing = jnp.sum(normal * view_dir, -1, keepdims=True)
     n = jnp.where(facing > 0, -normal, normal)  # two-sided: face the camera
-    cos = jnp.maximum(0.0, -jnp.einsum("...k,lk->...l", n, lighting.directions))  # (..., L)
-    irradiance = lighting.ambient + jnp.einsum("...l,lc->...c", cos, lighting.colors) / jnp.pi
+    cos = jnp.maximum(0.0, -jnp.einsum("...k,lk->...l", n, lighting.directions, precision=_FULL))  # (..., L)
+    irradiance = lighting.ambient + jnp.einsum("...l,lc->...c", cos, lighting.colors, precision=_FULL) / jnp.pi
     return jnp.clip(albedo * irradiance, 0.0, 1.0)

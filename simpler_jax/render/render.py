@@ -44,6 +44,7 @@ budget; with `max_faces_per_mesh=None` (13.5k triangles) the Google minimum is 0
 from __future__ import annotations
 
 import flax.struct
+import jax
 import jax.numpy as jnp
 
 from simpler_jax.render import raster
@@ -96,7 +97,8 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     normal = jnp.cross(b - a, c - a)
     normal = normal / jnp.maximum(jnp.linalg.norm(normal, axis=-1, keepdims=True), 1e-12)
     view = jnp.concatenate([xy, -jnp.ones_like(xy[..., :1])], -1)
-    cam_lighting = lighting.replace(directions=lighting.directions @ cam_mat)
+    cam_lighting = lighting.replace(
+        directions=jnp.matmul(lighting.directions, cam_mat, precision=jax.lax.Precision.HIGHEST))
     rgb = shade(geometry.geom_rgba[geom, :3], normal[safe_tri], view, cam_lighting)
     rgb = jnp.where(hit[..., None], rgb, 0.0)
     return RenderOutput(jnp.round(rgb * 255.0).astype(jnp.uint8), depth, seg, unsafe)

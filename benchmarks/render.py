@@ -11,7 +11,7 @@ camera) it
     and MuJoCo C's OpenGL renderer (one image at a time, EGL) for scale.
 Results go to `--out-dir/render.json` and a table on stdout.
 
-    python benchmarks/render.py [--worlds 1 4] [--widths 160 320 640] [--budget 1000]
+    python benchmarks/render.py [--worlds 1 4] [--widths 160 320 640] [--budget 2000]
         [--repeats 3] [--no-brute] [--no-images] [--out-dir benchmarks/out/render]
 
 Without an OpenGL context (no EGL/OSMesa) the accuracy columns are left empty and
@@ -31,6 +31,8 @@ import time
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 import numpy as np  # noqa: E402
+
+from simpler_jax.render.geometry import DEFAULT_MAX_FACES_PER_MESH  # noqa: E402
 
 ROBOTS = ("widowx", "google_robot")
 MIN_PIXELS = 50
@@ -230,7 +232,7 @@ def main():
     p.add_argument("--robots", nargs="+", default=list(ROBOTS))
     p.add_argument("--worlds", nargs="+", type=int, default=[1, 4])
     p.add_argument("--widths", nargs="+", type=int, default=[160, 320, 640])
-    p.add_argument("--budget", type=int, default=1000, help="triangles per mesh (0: no simplification)")
+    p.add_argument("--budget", type=int, default=DEFAULT_MAX_FACES_PER_MESH, help="triangles per mesh (0: no simplification)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-brute", action="store_true", help="skip the brute-force method")
     p.add_argument("--no-images", action="store_true", help="measure only, write no PNGs")

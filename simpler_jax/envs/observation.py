@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from simpler_jax.render import render_full, render_geometry
+from simpler_jax.render.geometry import DEFAULT_MAX_FACES_PER_MESH
 from simpler_jax.render.camera import camera_from_data
 from simpler_jax.render.overlay import composite, foreground_body_ids, foreground_mask
 
@@ -62,7 +63,7 @@ class ObservationSpec:
     output_size: tuple[int, int] | None = None
     depth: bool = False
     segmentation: bool = False
-    max_faces_per_mesh: int | None = 1000
+    max_faces_per_mesh: int | None = DEFAULT_MAX_FACES_PER_MESH
     overlay: bool = False
     always_overlay: tuple[str, ...] = ()
 

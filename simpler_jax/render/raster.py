@@ -56,7 +56,8 @@ def triangles_in_camera(tri_vertices, tri_geom, geom_pos, geom_mat, cam_pos, cam
 def edge_forms(tri_cam, cull_backfaces: bool = False):
     """(T, 3, 3) camera-frame triangles -> forms (T, 3, 3) (see module docstring)
     and a (T,) mask of the triangles that can be hit.
-    Triangles whose plane passes through the camera, and with `cull_backfaces` those
+    Degenerate triangles (area under 5e-11 m^2), triangles whose plane passes through
+    the camera, and with `cull_backfaces` those
     seen from behind (clockwise on screen; MuJoCo meshes wind outward faces
     counter-clockwise), get forms that never pass."""
     a, b, c = tri_cam[:, 0], tri_cam[:, 1], tri_cam[:, 2]
@@ -64,20 +65,32 @@ def edge_forms(tri_cam, cull_backfaces: bool = False):
     det = jnp.sum(a * n[:, 0], -1)
     area2 = jnp.linalg.norm(jnp.cross(b - a, c - a), axis=-1)
     ok = jnp.abs(det) > 1e-7 * area2  # plane at least 0.1 um from the camera
+    # Degenerate triangles (corners a few um apart, left by mesh decimation) have
+    # garbage forms that float32 rounding can make "hit" pixels far away.
+    ok = ok & (area2 > 1e-10)
     if cull_backfaces:
         ok = ok & (det < 0)  # det = n . a < 0: the outward normal faces the camera
     forms = jnp.stack([n[..., 0], n[..., 1], -n[..., 2]], -1) / jnp.where(ok, det, 1.0)[:, None, None]
     return jnp.where(ok[:, None, None], forms, _NEVER), ok
 
 
-def _best(forms, x, y, inv_near, inv_far):
-    """forms (..., K, 3, 3), x/y (..., Q, 1) -> (w, k) (..., Q) nearest among the K."""
+def _best(forms, x, y, inv_near, inv_far, ids=None):
+    """forms (..., K, 3, 3), x/y (..., Q, 1) -> (w, k) (..., Q) nearest among the K.
+
+    Equal depths (a pixel centre on an edge two triangles share) go to the smallest
+    triangle id, so the answer does not depend on the order the K come in; `ids`
+    (..., K) are those ids (None: the K are in id order already).
+    """
     A, B, C = forms[..., None, :, :, 0], forms[..., None, :, :, 1], forms[..., None, :, :, 2]
     e = A * x[..., None] + B * y[..., None] + C  # (..., Q, K, 3)
     w = jnp.sum(e, -1)
     hit = (jnp.min(e, -1) >= 0) & (w <= inv_near) & (w >= inv_far)
     w = jnp.where(hit, w, 0.0)
-    k = jnp.argmax(w, -1)
+    if ids is None:
+        k = jnp.argmax(w, -1)
+    else:
+        top = jnp.max(w, -1, keepdims=True)
+        k = jnp.argmin(jnp.where(w == top, ids[..., None, :], jnp.iinfo(jnp.int32).max), -1)
     return jnp.take_along_axis(w, k[..., None], -1)[..., 0], k
 
 
@@ -159,7 +172,7 @@ def tile_candidates(box, zmin, visible, width: int, height: int, tile: int, capa
 
 
 def nearest_tiled(forms, usable, tri_cam, focal, width: int, height: int, near: float, far: float,
-                  tile: int = 16, max_per_tile: int = 1024, chunk: int = 64):
+                  tile: int = 16, max_per_tile: int = 2048, chunk: int = 64):
     """Tile-binned visibility with front-to-back chunks and occlusion early-out.
 
     Each tile walks its nearest-first list (`tile_candidates`, at most `max_per_tile`
@@ -202,9 +215,11 @@ def nearest_tiled(forms, usable, tri_cam, focal, width: int, height: int, near: 
         c, w, t = state
         sl = jax.lax.dynamic_slice_in_dim(idx, c * chunk, chunk, axis=1)  # (NT, chunk)
         f = jnp.where((sl >= 0)[..., None, None], forms[jnp.maximum(sl, 0)], _NEVER)
-        wc, k = _best(f, x, y, 1.0 / near, 1.0 / far)  # (NT, Q)
-        better = wc > w
-        return c + 1, jnp.where(better, wc, w), jnp.where(better, jnp.take_along_axis(sl, k, -1), t)
+        wc, k = _best(f, x, y, 1.0 / near, 1.0 / far, ids=sl)  # (NT, Q)
+        tc = jnp.take_along_axis(sl, k, -1)
+        # Lists are depth-ordered, not id-ordered: break exact ties by id as brute force does.
+        better = (wc > w) | ((wc == w) & (wc > 0) & (tc < t))
+        return c + 1, jnp.where(better, wc, w), jnp.where(better, tc, t)
 
     init = (jnp.int32(0), jnp.zeros((nt, q), jnp.float32), jnp.full((nt, q), -1, jnp.int32))
     _, w, tri = jax.lax.while_loop(cond, body, init)

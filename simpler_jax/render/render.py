@@ -32,13 +32,17 @@ overlapping it, nearest first, until they are occluded: per-tile overlap counts 
 at most 1.4k (Google, 160x128, 16 px tiles, back faces culled) and 475 at 640x512,
 p99 820 / 143, so tiles do 10-100x fewer tests. Images per second did not grow with
 `vmap` over 4 worlds on this CPU (one core). Both methods give identical pixels when
-`unsafe_tiles` is 0 (tested). GPU throughput is not measured yet.
+`unsafe_tiles` is 0 (tested). On one H200 (benchmarks/RESULTS.md) the tiled
+method made 1-2k images/s for one world and 3-31k for batches of 64-1024 worlds
+at 128-256 px.
 
 Accuracy against MuJoCo's renderer (single-sampled, same camera): depth error ~1e-7 m
-(float32); per-body IoU 0.99-1.0 at 160 px, >= 0.97 at 640x512 except the Google
-robot's small finger nail (0.90, an effect of the 1000-triangle vertex-clustering
-budget; with `max_faces_per_mesh=None` (13.5k triangles) the Google minimum is 0.993 at
-640x512, at 0.39 img/s).
+(float32); per-body IoU 0.99-1.0 at 160 px. The default mesh budget is 2000
+triangles (robots 13.5k Google, 10.2k WidowX): at 1000 the Google robot's small
+finger nail fell to IoU 0.90 at 640x512 and at 1500 the Bridge spoon to 0.93; at
+2000 every task scene keeps every body >= 0.95 (`benchmarks/render_tasks.py`). With
+these meshes a 16-px tile at 128 px can overlap more than 1024 triangles, so a
+tile's list holds up to 2048.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ class RenderOutput:
 
 def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy,
                 width: int, height: int, lighting: Lighting | None = None, method: str = "tiled",
-                tile: int = 16, max_per_tile: int = 1024, chunk: int = 256,
+                tile: int = 16, max_per_tile: int = 2048, chunk: int = 256,
                 cull_backfaces: bool = True) -> RenderOutput:
     """`render` plus the tiled method's exactness check (see `render`)."""
     if method not in METHODS:

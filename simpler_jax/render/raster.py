@@ -74,23 +74,14 @@ def edge_forms(tri_cam, cull_backfaces: bool = False):
     return jnp.where(ok[:, None, None], forms, _NEVER), ok
 
 
-def _best(forms, x, y, inv_near, inv_far, ids=None):
-    """forms (..., K, 3, 3), x/y (..., Q, 1) -> (w, k) (..., Q) nearest among the K.
-
-    Equal depths (a pixel centre on an edge two triangles share) go to the smallest
-    triangle id, so the answer does not depend on the order the K come in; `ids`
-    (..., K) are those ids (None: the K are in id order already).
-    """
+def _best(forms, x, y, inv_near, inv_far):
+    """forms (..., K, 3, 3), x/y (..., Q, 1) -> (w, k) (..., Q) nearest among the K."""
     A, B, C = forms[..., None, :, :, 0], forms[..., None, :, :, 1], forms[..., None, :, :, 2]
     e = A * x[..., None] + B * y[..., None] + C  # (..., Q, K, 3)
     w = jnp.sum(e, -1)
     hit = (jnp.min(e, -1) >= 0) & (w <= inv_near) & (w >= inv_far)
     w = jnp.where(hit, w, 0.0)
-    if ids is None:
-        k = jnp.argmax(w, -1)
-    else:
-        top = jnp.max(w, -1, keepdims=True)
-        k = jnp.argmin(jnp.where(w == top, ids[..., None, :], jnp.iinfo(jnp.int32).max), -1)
+    k = jnp.argmax(w, -1)
     return jnp.take_along_axis(w, k[..., None], -1)[..., 0], k
 
 
@@ -215,11 +206,9 @@ def nearest_tiled(forms, usable, tri_cam, focal, width: int, height: int, near: 
         c, w, t = state
         sl = jax.lax.dynamic_slice_in_dim(idx, c * chunk, chunk, axis=1)  # (NT, chunk)
         f = jnp.where((sl >= 0)[..., None, None], forms[jnp.maximum(sl, 0)], _NEVER)
-        wc, k = _best(f, x, y, 1.0 / near, 1.0 / far, ids=sl)  # (NT, Q)
-        tc = jnp.take_along_axis(sl, k, -1)
-        # Lists are depth-ordered, not id-ordered: break exact ties by id as brute force does.
-        better = (wc > w) | ((wc == w) & (wc > 0) & (tc < t))
-        return c + 1, jnp.where(better, wc, w), jnp.where(better, tc, t)
+        wc, k = _best(f, x, y, 1.0 / near, 1.0 / far)  # (NT, Q)
+        better = wc > w
+        return c + 1, jnp.where(better, wc, w), jnp.where(better, jnp.take_along_axis(sl, k, -1), t)
 
     init = (jnp.int32(0), jnp.zeros((nt, q), jnp.float32), jnp.full((nt, q), -1, jnp.int32))
     _, w, tri = jax.lax.while_loop(cond, body, init)

@@ -38,16 +38,23 @@ ROBOTS = ("widowx", "google_robot")
 MIN_PIXELS = 50
 
 
+def gl_model(model):
+    """A copy of `model` for MuJoCo's offscreen renderer: one sample at each pixel
+    centre (as ours), a framebuffer as large as the largest camera."""
+    m = copy.deepcopy(model)
+    m.vis.quality.offsamples = 0
+    m.vis.global_.offwidth = max(int(m.vis.global_.offwidth), int(m.cam_resolution[:, 0].max()))
+    m.vis.global_.offheight = max(int(m.vis.global_.offheight), int(m.cam_resolution[:, 1].max()))
+    return m
+
+
 def _setup(robot: str):
     import mujoco
 
     from simpler_jax.envs import make_robot_env
 
     env = make_robot_env(robot, visuals=True)
-    m = copy.deepcopy(env.scene.mj_model)
-    m.vis.quality.offsamples = 0  # sample pixel centres, as ours does
-    m.vis.global_.offwidth = max(int(m.vis.global_.offwidth), int(m.cam_resolution[:, 0].max()))
-    m.vis.global_.offheight = max(int(m.vis.global_.offheight), int(m.cam_resolution[:, 1].max()))
+    m = gl_model(env.scene.mj_model)
     idx, cfg = env.scene.index, env.scene.robot
     q = m.qpos0.copy()
     q[idx.arm_qpos] = cfg.init_qpos[: len(idx.arm_qpos)]
@@ -156,7 +163,6 @@ def run(args) -> dict:
     out_dir = pathlib.Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
-    gl_error = None
     for robot in args.robots:
         env, m, d, cam = _setup(robot)
         t = time.perf_counter()

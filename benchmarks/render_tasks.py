@@ -18,7 +18,6 @@ the meshes are asset files) with `render_tasks.json`.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import pathlib
@@ -28,7 +27,7 @@ import time
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from render import _colour_seg, _compare, _mujoco_images, _side_by_side  # noqa: E402
+from render import _colour_seg, _compare, _mujoco_images, _side_by_side, gl_model  # noqa: E402
 from visual_matching import TASKS  # noqa: E402
 
 import simpler_jax  # noqa: E402,F401  (XLA flags)
@@ -39,14 +38,11 @@ MIN_IOU, MAX_DEPTH_ERR_M = 0.95, 0.005
 
 def _mujoco_model(robot_env, params):
     """The C model of the scene with this world's parameters (base, camera, ...) applied."""
-    m = copy.deepcopy(robot_env.scene.mj_model)
+    m = gl_model(robot_env.scene.mj_model)
     mx = robot_env.model(params)
     for name in ("body_pos", "body_quat", "cam_pos", "cam_quat"):
         getattr(m, name)[:] = getattr(mx, name)
-    m.vis.quality.offsamples = 0  # sample pixel centres, as ours does
     w, h = (int(x) for x in m.cam_resolution[robot_env.index.camera])
-    m.vis.global_.offwidth = max(int(m.vis.global_.offwidth), w)
-    m.vis.global_.offheight = max(int(m.vis.global_.offheight), h)
     return m, w, h
 
 

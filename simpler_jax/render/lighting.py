@@ -72,6 +72,12 @@ def simpler_default_lighting() -> Lighting:
     return lighting_mode("default")
 
 
+def in_camera_frame(lighting: Lighting, cam_mat: jnp.ndarray) -> Lighting:
+    """`lighting` with its directions (L, 3) turned from the world into the camera frame
+    (cam_mat (3, 3): camera axes as columns, world frame)."""
+    return lighting.replace(directions=jnp.matmul(lighting.directions, cam_mat, precision=_FULL))
+
+
 def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, lighting: Lighting) -> jnp.ndarray:
     """albedo (..., 3), normal (..., 3) unit, view_dir (..., 3) camera -> point -> rgb (..., 3) in [0, 1]."""
     facing = jnp.sum(normal * view_dir, -1, keepdims=True)

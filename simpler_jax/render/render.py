@@ -48,13 +48,12 @@ tile's list holds up to 2048.
 from __future__ import annotations
 
 import flax.struct
-import jax
 import jax.numpy as jnp
 
 from simpler_jax.render import raster
 from simpler_jax.render.camera import camera_from_data, focal_length, pixel_coords
 from simpler_jax.render.geometry import RenderGeometry
-from simpler_jax.render.lighting import Lighting, shade, simpler_default_lighting
+from simpler_jax.render.lighting import Lighting, in_camera_frame, shade, simpler_default_lighting
 
 METHODS = ("tiled", "brute")
 
@@ -101,9 +100,7 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     normal = jnp.cross(b - a, c - a)
     normal = normal / jnp.maximum(jnp.linalg.norm(normal, axis=-1, keepdims=True), 1e-12)
     view = jnp.concatenate([xy, -jnp.ones_like(xy[..., :1])], -1)
-    cam_lighting = lighting.replace(
-        directions=jnp.matmul(lighting.directions, cam_mat, precision=jax.lax.Precision.HIGHEST))
-    rgb = shade(geometry.geom_rgba[geom, :3], normal[safe_tri], view, cam_lighting)
+    rgb = shade(geometry.geom_rgba[geom, :3], normal[safe_tri], view, in_camera_frame(lighting, cam_mat))
     rgb = jnp.where(hit[..., None], rgb, 0.0)
     return RenderOutput(jnp.round(rgb * 255.0).astype(jnp.uint8), depth, seg, unsafe)
 

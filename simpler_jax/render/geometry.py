@@ -31,7 +31,8 @@ G = mujoco.mjtGeom
 DEFAULT_GEOM_GROUPS = (0, 1, 2)  # mjvOption's default visible groups
 # Triangles kept per visual mesh. 2000 keeps every task scene at per-body IoU >= 0.95
 # against MuJoCo's renderer (benchmarks/render_tasks.py); at 1000 the Google finger
-# nail fell to 0.90, at 1500 the Bridge spoon to 0.93 (vertex clustering thins it).
+# nail fell to 0.90 and the Bridge spoon to 0.86 (vertex clustering thins small and
+# thin meshes).
 DEFAULT_MAX_FACES_PER_MESH = 2000
 _PRIMITIVES = (G.mjGEOM_BOX, G.mjGEOM_PLANE, G.mjGEOM_SPHERE, G.mjGEOM_ELLIPSOID,
                G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER)

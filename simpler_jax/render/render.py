@@ -39,7 +39,7 @@ at 128-256 px.
 Accuracy against MuJoCo's renderer (single-sampled, same camera): depth error ~1e-7 m
 (float32); per-body IoU 0.99-1.0 at 160 px. The default mesh budget is 2000
 triangles (robots 13.5k Google, 10.2k WidowX): at 1000 the Google robot's small
-finger nail fell to IoU 0.90 at 640x512 and at 1500 the Bridge spoon to 0.93; at
+finger nail fell to IoU 0.90 at 640x512 and the Bridge spoon to 0.86; at
 2000 every task scene keeps every body >= 0.95 (`benchmarks/render_tasks.py`). With
 these meshes a 16-px tile at 128 px can overlap more than 1024 triangles, so a
 tile's list holds up to 2048.

@@ -90,13 +90,7 @@ def test_object_contacts_differ_between_modes_in_geometry_only(robot):
     assert obj and all(m.geom_contype[g] == 0 and m.geom_conaffinity[g] == 0 for g in obj)
 
 
-@pytest.mark.parametrize("robot", [
-    pytest.param("google_robot", marks=pytest.mark.xfail(
-        reason="the Google can is thrown out of the closing fingers in MuJoCo C on the original "
-               "meshes too, so there is no lifting reference (benchmarks/RESULTS.md, grasp section)",
-        strict=True)),
-    "widowx",
-])
+@pytest.mark.parametrize("robot", ["google_robot", "widowx"])
 def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     """Same closed-loop scripted grasp in MJX (simplified collision) and MuJoCo C
     (original meshes): the same outcome and the final object height within 1 cm."""

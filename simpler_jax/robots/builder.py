@@ -207,6 +207,8 @@ def add_robot(
     for name in config.controlled_joints:
         if spec.joint(name) is None:
             raise ValueError(f"{config.name}: URDF has no joint {name!r}")
+    for name in config.finger_joints:
+        spec.joint(name).armature = config.finger_armature
     for link in config.finger_links + (config.ee_link,):
         if spec.body(link) is None:
             raise ValueError(f"{config.name}: URDF has no link {link!r}")

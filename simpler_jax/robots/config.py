@@ -42,6 +42,9 @@ class RobotConfig:
     # Simplified mode: flat box pads, (link, centre (3,), half sizes (3,)) in the link
     # frame, that touch objects instead of the finger hulls (see `simpler_jax.robots.widowx`).
     finger_pads: tuple[tuple[str, tuple[float, float, float], tuple[float, float, float]], ...] = ()
+    # Rotor inertia added to each finger joint (kg m^2 or kg), both collision modes.
+    # A numerical stabiliser, not a SIMPLER parameter (see `simpler_jax.robots.google_robot`).
+    finger_armature: float = 0.0
 
     @property
     def substeps(self) -> int:

@@ -96,6 +96,17 @@ CONFIG = RobotConfig(
     gripper_stiffness=200.0,
     gripper_damping=8.0,
     gripper_force_limit=60.0,
+    # A finger is light (50 g, about 2e-4 kg m^2 about its joint), so the 60 N*m
+    # drive accelerates it at ~3e5 rad/s^2: closed on an object, each 2 ms substep
+    # the contacts must undo ~100 m/s of fingertip velocity, and MuJoCo's soft
+    # contacts let the fingers sink 5-7 mm into a 17 g can and throw it at ~15 m/s
+    # (MuJoCo C on the original meshes and MJX alike). PhysX solves the drive and
+    # the contacts together and does not need this. 0.01 kg m^2 of rotor inertia
+    # (50x the finger's own) leaves the closing motion unchanged (the drive is
+    # overdamped, so it lags its plan by D/K = 40 ms with or without it; finger
+    # angles after each control step of a close agree to 1e-3 rad) and lets the
+    # grip hold (benchmarks/RESULTS.md, grasp-and-lift).
+    finger_armature=0.01,
     finger_friction=2.0,
     finger_patch_radius=0.1,
     extra_friction=(("link_finger_nail_left", 0.1), ("link_finger_nail_right", 0.1)),

@@ -11,14 +11,16 @@ object, standing orientation). The WidowX's open fingers leave a 5.2 cm gap, les
 than the can's 6.6 cm diameter (no SIMPLER WidowX task uses a can), so it lifts
 the 3 cm `green_cube_3cm` of the stack-cube task instead.
 
-Status (see benchmarks/RESULTS.md, grasp section): the WidowX passes. Both modes
+Status (see benchmarks/RESULTS.md, grasp section): both robots pass. Both modes
 touch the object through the same contact pairs (friction, torsion, softness); the
 simplified WidowX touches it through flat box pads on its finger pads
 (`RobotConfig.finger_pads`), because the finger hull's 3-degree pad tilt (a hull
-artifact) made MJX lose the cube. MJX then lifts it 8.2 cm where MuJoCo C on the
-original meshes lifts it 8.8 cm. The Google can is thrown out of the closing
-fingers in MuJoCo C too (about 600 N at the tips on a 12 g can), so the Google
-check has no lifting reference.
+artifact) made MJX lose the cube: MJX lifts it 8.2 cm where MuJoCo C on the original
+meshes lifts it 8.8 cm. The Google fingers carry rotor inertia
+(`RobotConfig.finger_armature`; without it the 60 N*m drive on 50 g fingers threw the
+can in both engines) and the hand approaches tilted by 0.4 rad from straight down
+(straight down the wrist reaches its limit during the lift): MJX lifts the can
+8.5 cm where MuJoCo C on the original meshes lifts it 8.4 cm.
 """
 
 from __future__ import annotations
@@ -69,9 +71,16 @@ MAX_STEP = 0.04  # m per control step, empty hand
 # ~3 m/s for a few ms, faster than finger friction (60 N drive, mu 1.25-2) can carry
 # a 30 g cube, and the cube is thrown out in either engine. 5 mm per step (Bridge
 # policies command 1-2 cm at most) keeps it in hand in MuJoCo C on the original meshes.
-LIFT_STEP = 0.005
+# The Google controller interpolates each step's motion (jerk-limited plan), and its
+# arm moves about a third of a small command per step, so it lifts 1.5 cm per step.
+LIFT_STEP = {"google_robot": 0.015, "widowx": 0.005}
 ROT_STEP = 0.15  # rad per control step
 APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
+# Approach direction: straight down, tilted by this angle toward base +x. Straight
+# down the Google wrist (limit 1.79 rad) sits at 1.69 rad when grasping and reaches
+# its limit during the lift, where the IK target drifts sideways and the can is lost;
+# tilted by 0.4 rad it stays at 1.4-1.56 rad.
+APPROACH_TILT = {"google_robot": 0.4, "widowx": 0.0}
 ABOVE_HEIGHT = 0.08  # pre-grasp height above the grasp point (m)
 LIFT_HEIGHT = 0.10  # m above the grasp height
 
@@ -116,9 +125,9 @@ class ScriptedGrasp:
     def action(self, tcp_base: np.ndarray, origin: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """tcp_base: measured TCP position (base frame). origin: the (position,
         rotation) the controller applies deltas to (measured TCP pose for Google,
-        accumulated target pose for WidowX). The rotation part turns the gripper's
-        approach axis straight down (at most ROT_STEP rad per step), so the fingers
-        pinch horizontally."""
+        accumulated target pose for WidowX). Until the grasp the rotation part turns
+        the gripper's approach axis down (`APPROACH_TILT`; at most ROT_STEP rad per
+        step), so the fingers pinch horizontally."""
         delta_origin_base, rot = origin
         name, budget, tol = PHASES[self.phase]
         target = self._to_base(self.targets[name])
@@ -132,14 +141,18 @@ class ScriptedGrasp:
             target = self._to_base(self.targets[name])
         self.log.append(name)
         self.steps_in_phase += 1
-        step = LIFT_STEP if name in ("lift", "hold") else MAX_STEP
+        step = LIFT_STEP[self.case.robot] if name in ("lift", "hold") else MAX_STEP
         delta = np.clip(target - delta_origin_base, -step, step)
         gripper = self.case.close if name in ("close", "lift", "hold") else self.case.open
-        return np.concatenate([delta, self.align_down(rot), [gripper]]).astype(np.float32)
+        # Orientation is set on the way down and then held: turning a closed hand
+        # only twists the grip.
+        turn = self.align_down(rot) if name in ("above", "descend") else np.zeros(3)
+        return np.concatenate([delta, turn, [gripper]]).astype(np.float32)
 
     def align_down(self, rot: np.ndarray) -> np.ndarray:
         approach = rot[:, APPROACH_AXIS[self.case.robot]]
-        down = np.array([0.0, 0.0, -1.0])  # base frames are z-up
+        tilt = APPROACH_TILT[self.case.robot]
+        down = np.array([np.sin(tilt), 0.0, -np.cos(tilt)])  # base frames are z-up
         axis = np.cross(approach, down)
         sin, cos = np.linalg.norm(axis), float(approach @ down)
         if sin < 1e-9:

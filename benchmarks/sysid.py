@@ -95,8 +95,8 @@ def part_synthetic(a) -> dict:
     ann = anneal(scorer, space.box, space.init_gains, cfg)
     anneal_s = time.perf_counter() - t
     t = time.perf_counter()
-    grd = refine(lambda g: sim.objective(g, batch), ann.best_gains,
-                 GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10))
+    grd = refine(sim.objective, ann.best_gains,
+                 GradConfig(steps=a.grad_steps, learning_rate=a.lr, final_learning_rate=a.lr / 10), args=(batch,))
     grad_s = time.perf_counter() - t
     n = len(true) // 2
 

@@ -32,6 +32,7 @@ from simpler_jax.sysid import (
     episode_losses,
     pose_error,
     refine,
+    value_and_grad_in_log_gains,
     search_space,
     split_episodes,
     synthetic_batch,
@@ -200,15 +201,19 @@ def test_gradient_is_finite_and_matches_finite_differences(widowx_sysid):
     w = widowx_sysid
     # Off the valley K_i / D_i = true (where the sum-of-norms loss has a kink).
     g0 = jnp.asarray(w.true * np.r_[0.85 * np.ones(6), 1.1 * np.ones(6)], jnp.float32)
-    # One compiled program gives both the values and the gradient (one compile, not two).
-    value_and_grad = jax.jit(jax.value_and_grad(lambda g: w.sim.objective(g, w.synthetic)))
-    _, grad = value_and_grad(g0)
+    # The program `refine` descends with (log-gain steps u, gains g0 * exp(u)); the
+    # next test's refinement reuses it (one compile for both).
+    value_and_grad = value_and_grad_in_log_gains(w.sim.objective)
+    u0 = jnp.zeros(12, jnp.float32)
+    _, grad = value_and_grad(u0, g0, w.synthetic)
     assert np.all(np.isfinite(grad)) and float(jnp.linalg.norm(grad)) > 0
     v = np.zeros(12, np.float32)
     v[0] = 1.0
-    h = 0.005 * float(g0[0])
-    fd = (float(value_and_grad(g0 + h * v)[0]) - float(value_and_grad(g0 - h * v)[0])) / (2 * h)
+    h = 0.005
+    fd = (float(value_and_grad(u0 + h * v, g0, w.synthetic)[0])
+          - float(value_and_grad(u0 - h * v, g0, w.synthetic)[0])) / (2 * h)
     assert float(grad[0]) == pytest.approx(fd, rel=0.2, abs=1e-8)
+    assert value_and_grad is value_and_grad_in_log_gains(w.sim.objective)  # memoised
 
 
 def test_anneal_then_gradient_recover_synthetic_gains(widowx_sysid):
@@ -217,8 +222,8 @@ def test_anneal_then_gradient_recover_synthetic_gains(widowx_sysid):
     space = search_space("widowx")
     res = anneal(w.scorer, space.box, space.init_gains, AnnealConfig(num_chains=CHUNK, iterations=6, seed=0))
     assert res.best_loss < 0.5 * res.initial_loss
-    g = refine(lambda x: w.sim.objective(x, w.synthetic), res.best_gains,
-               GradConfig(steps=6, learning_rate=0.01, final_learning_rate=0.002))
+    g = refine(w.sim.objective, res.best_gains,
+               GradConfig(steps=6, learning_rate=0.01, final_learning_rate=0.002), args=(w.synthetic,))
     assert g.stopped == "completed" and np.all(np.isfinite(g.loss_trace))
     assert g.best_loss < res.best_loss
 

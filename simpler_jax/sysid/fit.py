@@ -217,7 +217,7 @@ def fit(config: FitConfig, progress: Callable[[str, int, int], Callable[[int], N
         # (3 of 60 fractal train episodes at the published gains), which it lets
         # over-travel: a surrogate gradient, so its gains are judged below.
         twin = SysIDSim(config.robot, config.sim_freq, config.assets, joint_limits=False)
-        grad_res = grad_lib.refine(lambda g: twin.objective(g, search), current, config.grad, update)
+        grad_res = grad_lib.refine(twin.objective, current, config.grad, update, args=(search,))
         timings["grad_s"] = time.perf_counter() - t
         if grad_res.stopped != "completed":
             log(f"gradient refinement stopped: {grad_res.stopped}")

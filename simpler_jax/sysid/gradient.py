@@ -39,15 +39,30 @@ class GradResult:
     stopped: str  # why it stopped: 'completed' or the unusable-gradient reason
 
 
+_COMPILED: dict = {}
+
+
+def value_and_grad_in_log_gains(objective: Callable) -> Callable:
+    """Compiled `(u (2n,), g0 (2n,), *args) -> (loss, d loss / d u)` of
+    `objective(g0 * exp(u), *args)`.
+
+    The start gains and the data are arguments, not constants baked into the
+    program, so one compiled program serves every refinement (and every check) of
+    the same objective and shapes; memoised per objective.
+    """
+    if objective not in _COMPILED:
+        def loss_of_u(u, g0, *args):
+            return objective(g0 * jnp.exp(u), *args)
+
+        _COMPILED[objective] = jax.jit(jax.value_and_grad(loss_of_u))
+    return _COMPILED[objective]
+
+
 def refine(objective: Callable, gains0: np.ndarray, config: GradConfig,
-           progress: Callable[[int], None] | None = None) -> GradResult:
-    """Descend `objective(gains (2n,)) -> ()` from `gains0`; keep the best iterate."""
+           progress: Callable[[int], None] | None = None, args: tuple = ()) -> GradResult:
+    """Descend `objective(gains (2n,), *args) -> ()` from `gains0`; keep the best iterate."""
     g0 = jnp.asarray(gains0, jnp.float32)
-
-    def loss_of_u(u):
-        return objective(g0 * jnp.exp(u))
-
-    value_and_grad = jax.jit(jax.value_and_grad(loss_of_u))
+    value_and_grad = value_and_grad_in_log_gains(objective)
     schedule = optax.cosine_decay_schedule(
         config.learning_rate, max(config.steps, 1), config.final_learning_rate / config.learning_rate)
     opt = optax.adam(schedule)
@@ -57,7 +72,7 @@ def refine(objective: Callable, gains0: np.ndarray, config: GradConfig,
     best_u, best_l = u, np.inf
     stopped = "completed"
     for k in range(config.steps):
-        value, grad = value_and_grad(u)
+        value, grad = value_and_grad(u, g0, *args)
         value = float(value)
         gnorm = float(jnp.linalg.norm(grad))
         losses.append(value)

@@ -54,6 +54,9 @@ class WidowXSysID:
         self.true = self.sim.published_gains()
         self.synthetic = synthetic_batch(self.sim, self.real, self.true)
         self.scorer = CandidateScorer(self.sim, self.synthetic, CHUNK)
+        # The gradient twin `fit` differentiates (no joint-limit rows); the same robot
+        # and shapes as the CLI test's, so its compiled gradient serves both.
+        self.twin = SysIDSim("widowx", joint_limits=False)
 
 
 @pytest.fixture(scope="session")
@@ -203,7 +206,7 @@ def test_gradient_is_finite_and_matches_finite_differences(widowx_sysid):
     g0 = jnp.asarray(w.true * np.r_[0.85 * np.ones(6), 1.1 * np.ones(6)], jnp.float32)
     # The program `refine` descends with (log-gain steps u, gains g0 * exp(u)); the
     # next test's refinement reuses it (one compile for both).
-    value_and_grad = value_and_grad_in_log_gains(w.sim.objective)
+    value_and_grad = value_and_grad_in_log_gains(w.twin.objective)
     u0 = jnp.zeros(12, jnp.float32)
     _, grad = value_and_grad(u0, g0, w.synthetic)
     assert np.all(np.isfinite(grad)) and float(jnp.linalg.norm(grad)) > 0
@@ -213,7 +216,7 @@ def test_gradient_is_finite_and_matches_finite_differences(widowx_sysid):
     fd = (float(value_and_grad(u0 + h * v, g0, w.synthetic)[0])
           - float(value_and_grad(u0 - h * v, g0, w.synthetic)[0])) / (2 * h)
     assert float(grad[0]) == pytest.approx(fd, rel=0.2, abs=1e-8)
-    assert value_and_grad is value_and_grad_in_log_gains(w.sim.objective)  # memoised
+    assert value_and_grad is value_and_grad_in_log_gains(w.twin.objective)  # memoised
 
 
 def test_anneal_then_gradient_recover_synthetic_gains(widowx_sysid):
@@ -222,7 +225,7 @@ def test_anneal_then_gradient_recover_synthetic_gains(widowx_sysid):
     space = search_space("widowx")
     res = anneal(w.scorer, space.box, space.init_gains, AnnealConfig(num_chains=CHUNK, iterations=6, seed=0))
     assert res.best_loss < 0.5 * res.initial_loss
-    g = refine(w.sim.objective, res.best_gains,
+    g = refine(w.twin.objective, res.best_gains,
                GradConfig(steps=6, learning_rate=0.01, final_learning_rate=0.002), args=(w.synthetic,))
     assert g.stopped == "completed" and np.all(np.isfinite(g.loss_trace))
     assert g.best_loss < res.best_loss

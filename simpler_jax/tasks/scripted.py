@@ -18,8 +18,9 @@ are remembered (`anchor`, `grasp_offset`), so lifting and placing are relative t
 the actual grasp; while carrying, the offset follows the object in the hand (it may
 slip), so it is placed where it is. An object that moves more than `LOST_DISTANCE`
 in the hand since closing counts as dropped, and the plan starts again from above
-it. The gripper's approach axis is turned straight down and its closing direction
-across the source's long (model x) axis before the grasp.
+it. The gripper's approach axis is turned down (for a grasp the Google hand is
+tilted by 0.4 rad) and its closing direction across the source's long (model x)
+axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
@@ -42,6 +43,14 @@ from simpler_jax.utils.rotations import quat_to_mat
 APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
 CLOSING_AXIS = 1  # TCP axis the fingers close along (both robots)
 ROT_STEP = 0.15  # rad per control step
+# Grasps turn the approach axis down, tilted by this angle toward base +x. Straight down
+# the Google wrist (limit 1.79 rad) reaches its limit while lifting and the IK drifts
+# sideways; tilted by 0.4 rad it keeps clear (simpler_jax.validation.grasp_lift).
+APPROACH_TILT = {"google_robot": 0.4, "widowx": 0.0}
+# Whether the hand keeps turning toward the approach direction with the object in
+# it. The Google controller re-targets from the measured pose, so turning a closed
+# hand twists the grip; the WidowX turns its accumulated target, already aligned.
+TURN_IN_HAND = {"google_robot": False, "widowx": True}
 # Gripper actions: WidowX is absolute (+1 open, -1 closed); the Google gripper is
 # relative (+1 closes fully, -1 opens fully, 0 holds).
 GRIPPER = {"google_robot": {"open": -1.0, "close": 1.0}, "widowx": {"open": 1.0, "close": -1.0}}
@@ -130,6 +139,10 @@ class ScriptedPolicy:
         self._is_close = np.array([p.name == "close" for p in self.plan], bool)
         self._is_carry = np.array([p.name in ("carry", "lower") for p in self.plan], bool)
         self._in_hand = np.array([p.name in ("lift", "carry", "hold") for p in self.plan], bool)
+        closed = np.cumsum([p.name == "close" for p in self.plan]) > 0  # from the close phase on
+        self._turn = ~closed | TURN_IN_HAND[self.robot]
+        # Grasps approach tilted; pushing a drawer keeps the hand straight down.
+        self._tilt = APPROACH_TILT[self.robot] if self.plan_name in ("pick", "carry") else 0.0
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
@@ -237,7 +250,7 @@ class ScriptedPolicy:
         delta = target_base - origin_p
         norm = jnp.linalg.norm(delta)
         delta = delta * jnp.minimum(1.0, max_step / jnp.maximum(norm, 1e-9))
-        rot = self._align_down(origin_r)
+        rot = jnp.where(jnp.asarray(self._turn)[phase], self._align_down(origin_r), 0.0)
         if len(bodies):
             rot = rot + jnp.where(jnp.asarray(self._align)[phase], 1.0, 0.0) * self._align_yaw(
                 params, state, origin_r, base_r)
@@ -246,9 +259,10 @@ class ScriptedPolicy:
         return action, ps
 
     def _align_down(self, rot):
-        """Rotation vector (base frame) turning the approach axis towards -z, capped."""
+        """Rotation vector (base frame) turning the approach axis towards -z (tilted
+        by `APPROACH_TILT` toward base +x), capped."""
         approach = rot[:, APPROACH_AXIS[self.robot]]
-        down = jnp.array([0.0, 0.0, -1.0])
+        down = jnp.array([np.sin(self._tilt), 0.0, -np.cos(self._tilt)])
         axis = jnp.cross(approach, down)
         sin = jnp.linalg.norm(axis)
         cos = approach @ down

@@ -20,28 +20,16 @@ enable_compilation_cache(str(REPO / ".jax_cache" / "xla"))
 
 SHARED_DATA = _SHARED_DATA
 
-# Tests run in two processes (pytest-xdist, `--dist loadgroup`: CI has 2 cores, and
-# compiling is mostly single-threaded). Each test module runs whole in one process;
-# modules that share compiled programs run in the same one.
-SHARED_COMPILES = {
-    "test_observation": "compiled_robots",  # the session's CompiledRobot fixtures
-    "test_env_core": "compiled_robots",
-    "test_task_env": "stack_cube_rollout",  # the sweep's memoised stack-cube scene
-    "test_sweep_resume": "stack_cube_rollout",
-}
+# Tests run in two processes (pytest-xdist, `-n 2` in pyproject's addopts: CI has 2
+# cores, and compiling is mostly single-threaded), handed out one test at a time.
+# Each process builds the session fixtures its tests need; a program one process has
+# compiled and written to the persistent compilation cache, the other loads.
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
 ROBOTS = ("google_robot", "widowx")
 NUM_WORLDS = 64  # the one batch size tests compile for
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1]
-        item.add_marker(pytest.mark.xdist_group(SHARED_COMPILES.get(module, module)))
 
 
 class CompiledRobot:

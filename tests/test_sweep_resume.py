@@ -4,7 +4,8 @@ never stopped (real MJX physics; the stop is an exception from the `on_chunk_don
 Tiny shapes: one task (WidowX stack cube, scripted policy), one seed x episodes 0-2,
 2 worlds per compiled call (the second chunk is padded), whole 60-step episodes, the
 first chunk filmed. The rollout is the one tests/test_task_env.py compiles (same
-memoised scene), so it compiles once per session.
+memoised scene): compiled once per test process (the other process, if it needs it,
+finds it in the persistent compilation cache once written).
 """
 
 import json

@@ -36,6 +36,10 @@ from simpler_jax.envs.reference import MujocoCReference
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.objects.build import ObjectSpec
 from simpler_jax.scenes.scene import TABLE_TOP_Z, build_scene, default_scene
+# The task policy's approach: axis, tilt (straight down the Google wrist, limit 1.79
+# rad, sits at 1.69 rad when grasping and reaches its limit during the lift; tilted
+# by 0.4 rad it stays at 1.4-1.56 rad) and turn rate.
+from simpler_jax.tasks.scripted import APPROACH_AXIS, APPROACH_TILT, ROT_STEP
 from simpler_jax.utils.rotations_np import quat_to_mat
 
 
@@ -74,13 +78,6 @@ MAX_STEP = 0.04  # m per control step, empty hand
 # The Google controller interpolates each step's motion (jerk-limited plan), and its
 # arm moves about a third of a small command per step, so it lifts 1.5 cm per step.
 LIFT_STEP = {"google_robot": 0.015, "widowx": 0.005}
-ROT_STEP = 0.15  # rad per control step
-APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
-# Approach direction: straight down, tilted by this angle toward base +x. Straight
-# down the Google wrist (limit 1.79 rad) sits at 1.69 rad when grasping and reaches
-# its limit during the lift, where the IK target drifts sideways and the can is lost;
-# tilted by 0.4 rad it stays at 1.4-1.56 rad.
-APPROACH_TILT = {"google_robot": 0.4, "widowx": 0.0}
 ABOVE_HEIGHT = 0.08  # pre-grasp height above the grasp point (m)
 LIFT_HEIGHT = 0.10  # m above the grasp height
 

@@ -104,8 +104,8 @@ CONFIG = RobotConfig(
     # the contacts together and does not need this. 0.01 kg m^2 of rotor inertia
     # (50x the finger's own) leaves the closing motion unchanged (the drive is
     # overdamped, so it lags its plan by D/K = 40 ms with or without it; finger
-    # angles after each control step of a close agree to 1e-3 rad) and lets the
-    # grip hold (benchmarks/RESULTS.md, grasp-and-lift).
+    # angles after the first two control steps of a close agree to 1e-3 rad) and
+    # lets the grip hold (benchmarks/RESULTS.md, grasp-and-lift).
     finger_armature=0.01,
     finger_friction=2.0,
     finger_patch_radius=0.1,

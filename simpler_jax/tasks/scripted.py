@@ -19,13 +19,14 @@ the actual grasp; while carrying, the offset follows the object in the hand (it 
 slip), so it is placed where it is. An object that moves more than `LOST_DISTANCE`
 in the hand since closing counts as dropped, and the plan starts again from above
 it. The gripper's approach axis is turned down (for a grasp the Google hand is
-tilted by 0.4 rad) and its closing direction across the source's long (model x)
+tilted by 0.4 rad) and its closing direction across the source's longest (info-JSON bbox)
 axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
-with the closed gripper). Opening a drawer (handles have no collision in SIMPLER)
-and the place-in-drawer task have no scripted plan yet: the policy holds still.
+with the closed gripper), drawer "open" (SIMPLER's handles have no collision: hook
+the closed fingers over the front's top edge, from in front and above, and pull).
+The place-in-drawer task has no scripted plan yet: the policy holds still.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ from simpler_jax.utils.rotations import quat_to_mat
 
 APPROACH_AXIS = {"google_robot": 2, "widowx": 0}  # TCP axis pointing out of the gripper
 CLOSING_AXIS = 1  # TCP axis the fingers close along (both robots)
-ROT_STEP = 0.15  # rad per control step
+# Max turn of the gripper per control step (rad). The Google arm's jerk-limited plan
+# turns the hand ~0.07 rad per step on 0.15 rad commands, too slow to square the
+# hand to a lying can in time; the WidowX keeps its value (its grids are tuned to it).
+ROT_STEP = {"google_robot": 0.3, "widowx": 0.15}
 # Grasps turn the approach axis down, tilted by this angle toward base +x. Straight down
 # the Google wrist (limit 1.79 rad) reaches its limit while lifting and the IK drifts
 # sideways; tilted by 0.4 rad it keeps clear (simpler_jax.validation.grasp_lift).
@@ -70,8 +74,11 @@ class Phase:
 
 
 PLANS = {
+    # The grasp family is Google-only. Its arm re-plans from the measured pose every
+    # step and covers ~1 cm per step on 4 cm commands; 8 cm commands reach the pre-grasp
+    # point about twice as fast (the lying cans need the time to turn the hand).
     "pick": (
-        Phase("above", "open", 0.04, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 15, True),
+        Phase("above", "open", 0.08, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 15, True),
         Phase("close", "close", 0.0, -1.0, 5), Phase("lift", "close", 0.02, 0.01, 15),
         Phase("hold", "close", 0.01, -1.0, 1000),
     ),
@@ -89,7 +96,27 @@ PLANS = {
         Phase("level", "close", 0.04, 0.015, 60), Phase("push", "close", 0.03, 0.01, 40),
         Phase("back", "close", 0.03, -1.0, 1000),
     ),
+    # Opening: SIMPLER's handles have no collision, so the closed fingers, pointing
+    # horizontally at the cabinet, go in over the drawer front's top edge, drop behind
+    # it and pull the front out.
+    "pull": (
+        Phase("level", "close", 0.08, 0.015, 40), Phase("insert", "close", 0.02, 0.008, 20),
+        Phase("hook", "close", 0.02, 0.008, 10), Phase("pull", "close", 0.03, 0.01, 40),
+        Phase("hold", "close", 0.0, -1.0, 1000),
+    ),
     "hold": (Phase("hold", "close", 0.0, -1.0, 100000),),
+}
+# Per-robot replacements of a plan. The Google arm moves a fraction of each command
+# (see "pick"), so its carry (move near, 80 steps) takes larger steps than the WidowX's.
+ROBOT_PLANS = {
+    "google_robot": {
+        "carry": (
+            Phase("above", "open", 0.08, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 12, True),
+            Phase("close", "close", 0.0, -1.0, 4), Phase("lift", "close", 0.02, 0.006, 6),
+            Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.006, 5),
+            Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
+        ),
+    },
 }
 ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
@@ -98,9 +125,25 @@ CARRY_CLEARANCE = 0.01  # m above the place point at the end of the carry
 LOST_DISTANCE = 0.03  # m the object may move in the hand (since closing) before it counts as dropped
 PLACE_GAP = 0.005  # m between the bottom of the source and the top of the target when released
 GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the source COM
+# The same for a source lying on its side (long axis horizontal, e.g. a lying can).
+# The Google TCP is where the fingernails meet when fully closed; open, they are 3.3 cm
+# above it and sweep down as they close, and the fingertip pads sit 3-6 cm above it.
+# At the standing can's -1 cm the pads closed on a lying can's top curve and
+# squeezed it out; 2.5 cm below the centre they close across its widest part.
+LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
 PUSH_STANDOFF = 0.10  # m in front of the drawer face
 PUSH_END = 0.03  # m: TCP x in front of the closed drawer face at the end of the push
 PUSH_HEIGHT = -0.04  # m: push the lower half of the drawer front (keeps the hand off the top)
+DRAWER_FRONT_INNER_X = 0.305 - 0.0075  # back face of a drawer front in the cabinet frame
+DRAWER_FRONT_TOP = 0.07  # m: top edge of a drawer front above its joint
+HOOK_CLEAR = 0.045  # m: TCP above the front's top edge while going in
+HOOK_DEPTH = 0.015  # m: TCP below the top edge (the interior front wall is 4 cm below it)
+HOOK_BEHIND = 0.025  # m: TCP behind the front's back face
+PULL_OPEN = 0.19  # m the front is pulled out (success: >= 0.15)
+# The hand points down and forward, this far from straight down (rad), while it opens
+# a drawer: horizontal (pi/2), the IK could not hold the TCP at the middle and bottom
+# drawers' heights and the arm ran out of reach pulling the top one.
+PULL_TILT = 0.9
 
 
 @flax.struct.dataclass
@@ -119,6 +162,8 @@ def plan_name(spec) -> str:
         return "carry"
     if spec.family == "drawer" and spec.drawer_action == "close":
         return "push"
+    if spec.family == "drawer" and spec.drawer_action == "open":
+        return "pull"
     return "hold"
 
 
@@ -129,7 +174,7 @@ class ScriptedPolicy:
         self.env = env
         self.robot = env.spec.robot
         self.plan_name = plan_name(env.spec)
-        self.plan = PLANS[self.plan_name]
+        self.plan = ROBOT_PLANS.get(self.robot, {}).get(self.plan_name, PLANS[self.plan_name])
         self._step = np.array([p.step for p in self.plan], np.float32)
         self._tol = np.array([p.tol for p in self.plan], np.float32)
         self._budget = np.array([p.budget for p in self.plan], np.int32)
@@ -141,8 +186,11 @@ class ScriptedPolicy:
         self._in_hand = np.array([p.name in ("lift", "carry", "hold") for p in self.plan], bool)
         closed = np.cumsum([p.name == "close" for p in self.plan]) > 0  # from the close phase on
         self._turn = ~closed | TURN_IN_HAND[self.robot]
-        # Grasps approach tilted; pushing a drawer keeps the hand straight down.
-        self._tilt = APPROACH_TILT[self.robot] if self.plan_name in ("pick", "carry") else 0.0
+        if self.plan_name == "pull":  # the hand keeps its pose once the drawer is out
+            self._turn &= np.array([p.name != "hold" for p in self.plan])
+        # Grasps approach tilted, drawer pushes straight down, drawer pulls horizontally.
+        self._tilt = {"pick": APPROACH_TILT[self.robot], "carry": APPROACH_TILT[self.robot],
+                      "pull": PULL_TILT}.get(self.plan_name, 0.0)
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
@@ -183,8 +231,19 @@ class ScriptedPolicy:
             start = jnp.stack([closed_x + 0.2 + PUSH_STANDOFF, params.robot.base_pos[1], z])
             pushed = start.at[0].set(closed_x + PUSH_END)
             return jnp.stack([start, pushed, start + 0.15 * up])
+        if name == "pull":
+            drawer = jnp.maximum(params.drawer, 0)
+            inner_x = CABINET_X + DRAWER_FRONT_INNER_X
+            top = jnp.asarray(DRAWER_Z)[drawer] + DRAWER_FRONT_TOP
+            y = params.robot.base_pos[1]
+            level = jnp.stack([inner_x + 0.12, y, top + HOOK_CLEAR])
+            inside = level.at[0].set(inner_x - HOOK_BEHIND)
+            hooked = inside.at[2].set(top - HOOK_DEPTH)
+            pulled = hooked.at[0].add(PULL_OPEN)
+            return jnp.stack([level, inside, hooked, pulled, pulled])
         src = self._com(state, params.source)
-        grasp = src + GRASP_DZ[self.robot] * up
+        dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
+        grasp = src + dz * up
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
@@ -250,7 +309,9 @@ class ScriptedPolicy:
         delta = target_base - origin_p
         norm = jnp.linalg.norm(delta)
         delta = delta * jnp.minimum(1.0, max_step / jnp.maximum(norm, 1e-9))
-        rot = jnp.where(jnp.asarray(self._turn)[phase], self._align_down(origin_r), 0.0)
+        approach = self._approach(params, state, base_r, base_p) if len(bodies) else self._tilted(
+            jnp.array([1.0, 0.0]), self._tilt)
+        rot = jnp.where(jnp.asarray(self._turn)[phase], self._align_approach(origin_r, approach), 0.0)
         if len(bodies):
             rot = rot + jnp.where(jnp.asarray(self._align)[phase], 1.0, 0.0) * self._align_yaw(
                 params, state, origin_r, base_r)
@@ -258,25 +319,57 @@ class ScriptedPolicy:
         action = jnp.concatenate([delta, rot, gripper[None]]).astype(jnp.float32)
         return action, ps
 
-    def _align_down(self, rot):
-        """Rotation vector (base frame) turning the approach axis towards -z (tilted
-        by `APPROACH_TILT` toward base +x), capped."""
-        approach = rot[:, APPROACH_AXIS[self.robot]]
-        down = jnp.array([np.sin(self._tilt), 0.0, -np.cos(self._tilt)])
-        axis = jnp.cross(approach, down)
+    @staticmethod
+    def _tilted(toward, tilt):
+        """(3,) base-frame unit vector: straight down, tilted by `tilt` toward the
+        horizontal unit vector `toward` (2,)."""
+        tilt = jnp.asarray(tilt, jnp.float32)
+        return jnp.concatenate([jnp.sin(tilt) * toward, -jnp.cos(tilt)[None]])
+
+    def _approach(self, params, state, base_r, base_p):
+        """(3,) base-frame direction the approach axis is turned to for this source.
+
+        Tilted by `APPROACH_TILT`: standing sources toward base +x, lying sources along
+        their long axis (so the hand tilts about its closing axis and both fingertips
+        stay at one height; tilted across it, one finger closed on the can's upper
+        half, the other lower, and the can slipped out while lifting), away from the
+        robot's base."""
+        long_xy = (base_r.T @ self._long_axis(params, state))[:2]
+        long_xy = long_xy / jnp.maximum(jnp.linalg.norm(long_xy), 1e-6)
+        src_xy = (base_r.T @ (self._com(state, params.source) - base_p))[:2]
+        along = jnp.where(long_xy @ src_xy < 0, -long_xy, long_xy)
+        lying = self._lying(params, state)
+        toward = jnp.where(lying, along, jnp.array([1.0, 0.0]))
+        return self._tilted(toward, self._tilt)
+
+    def _align_approach(self, rot, approach):
+        """Rotation vector (base frame) turning the gripper's approach axis toward the
+        unit vector `approach`, capped at `ROT_STEP`."""
+        have = rot[:, APPROACH_AXIS[self.robot]]
+        axis = jnp.cross(have, approach)
         sin = jnp.linalg.norm(axis)
-        cos = approach @ down
-        angle = jnp.minimum(jnp.arctan2(sin, cos), ROT_STEP)
+        cos = have @ approach
+        angle = jnp.minimum(jnp.arctan2(sin, cos), ROT_STEP[self.robot])
         return jnp.where(sin > 1e-6, axis / jnp.maximum(sin, 1e-9) * angle, jnp.zeros(3))
 
-    def _align_yaw(self, params, state, rot, base_r):
-        """Rotation about base z putting the closing axis across the source's model x axis."""
+    def _long_axis(self, params, state):
+        """(3,) world direction of the source's longest model axis (by its info-JSON
+        bbox: a can's model y axis, a carrot's or spoon's x axis; x for a cube)."""
         bodies = self.env.env.index.object_bodies
-        xmat = state.env.data.xmat[bodies][jnp.maximum(params.source, 0)]
-        long_axis = base_r.T @ xmat[:, 0]
+        source = jnp.maximum(params.source, 0)
+        longest = jax.nn.one_hot(jnp.argmax(params.bbox_size[source]), 3)
+        return state.env.data.xmat[bodies][source] @ longest
+
+    def _lying(self, params, state):
+        """() bool: the source's long axis is within ~70 deg of horizontal."""
+        return jnp.linalg.norm(self._long_axis(params, state)[:2]) > 0.3
+
+    def _align_yaw(self, params, state, rot, base_r):
+        """Rotation about base z putting the closing axis across the source's long axis."""
+        long_axis = base_r.T @ self._long_axis(params, state)
         closing = rot[:, CLOSING_AXIS]
         want = jnp.arctan2(long_axis[1], long_axis[0]) + jnp.pi / 2
         have = jnp.arctan2(closing[1], closing[0])
         err = jnp.mod(want - have + jnp.pi / 2, jnp.pi) - jnp.pi / 2  # closing axis is sign-free
-        flat = jnp.linalg.norm(long_axis[:2]) > 0.3  # no yaw for objects standing on end
-        return jnp.array([0.0, 0.0, 1.0]) * jnp.clip(err, -ROT_STEP, ROT_STEP) * flat
+        flat = self._lying(params, state)  # no yaw for objects standing on end
+        return jnp.array([0.0, 0.0, 1.0]) * jnp.clip(err, -ROT_STEP[self.robot], ROT_STEP[self.robot]) * flat

@@ -123,7 +123,7 @@ class ScriptedGrasp:
         """tcp_base: measured TCP position (base frame). origin: the (position,
         rotation) the controller applies deltas to (measured TCP pose for Google,
         accumulated target pose for WidowX). Until the grasp the rotation part turns
-        the gripper's approach axis down (`APPROACH_TILT`; at most ROT_STEP rad per
+        the gripper's approach axis down (`APPROACH_TILT`; at most `ROT_STEP[robot]` rad per
         step), so the fingers pinch horizontally."""
         delta_origin_base, rot = origin
         name, budget, tol = PHASES[self.phase]
@@ -154,7 +154,7 @@ class ScriptedGrasp:
         sin, cos = np.linalg.norm(axis), float(approach @ down)
         if sin < 1e-9:
             return np.zeros(3)
-        angle = min(np.arctan2(sin, cos), ROT_STEP)
+        angle = min(np.arctan2(sin, cos), ROT_STEP[self.case.robot])
         return axis / sin * angle
 
 

@@ -97,8 +97,8 @@ PLANS = {
         Phase("back", "close", 0.03, -1.0, 1000),
     ),
     # Opening: SIMPLER's handles have no collision, so the closed fingers, pointing
-    # horizontally at the cabinet, go in over the drawer front's top edge, drop behind
-    # it and pull the front out.
+    # down and forward at the cabinet (`PULL_TILT`), go in over the drawer front's top
+    # edge, drop behind it and pull the front out.
     "pull": (
         Phase("level", "close", 0.08, 0.015, 40), Phase("insert", "close", 0.02, 0.008, 20),
         Phase("hook", "close", 0.02, 0.008, 10), Phase("pull", "close", 0.03, 0.01, 40),
@@ -188,7 +188,7 @@ class ScriptedPolicy:
         self._turn = ~closed | TURN_IN_HAND[self.robot]
         if self.plan_name == "pull":  # the hand keeps its pose once the drawer is out
             self._turn &= np.array([p.name != "hold" for p in self.plan])
-        # Grasps approach tilted, drawer pushes straight down, drawer pulls horizontally.
+        # Grasps approach tilted, drawer pushes straight down, drawer pulls tilted further.
         self._tilt = {"pick": APPROACH_TILT[self.robot], "carry": APPROACH_TILT[self.robot],
                       "pull": PULL_TILT}.get(self.plan_name, 0.0)
 

@@ -1,10 +1,13 @@
 """Simplified collision geometry against MuJoCo C on the original meshes."""
 
+import jax
 import mujoco
 import numpy as np
 import pytest
 
-from simpler_jax.scenes.scene import build_scene
+from simpler_jax.assets.paths import asset_root
+from simpler_jax.objects.build import ObjectSpec, add_object
+from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.validation import grasp_lift as gl
 
 
@@ -107,3 +110,46 @@ def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     assert abs(mjx_result.object_z[-1] - c_result.object_z[-1]) < 0.01
     # Both reached the lift phase: the comparison covers approach, grasp and lift.
     assert "lift" in mjx_result.phases and "lift" in c_result.phases
+
+
+@pytest.mark.parametrize("model_id, merged", [("baked_apple_v2", True), ("bridge_spoon_generated_modified", False)])
+def test_nearly_convex_objects_become_one_hull_as_heavy_as_their_pieces(model_id, merged):
+    """The apple's 14 convex pieces (their hull 3 % larger than their sum) become one
+    capped hull with the pieces' mass; the spoon's (hull 74 % larger) stay pieces."""
+    built = {}
+    for mode in ("simplified", "original"):
+        spec = mujoco.MjSpec()
+        names = add_object(spec, ObjectSpec(model_id, 800.0, (0.0, 0.0, 1.0)), asset_root(), collision=mode)
+        built[mode] = (len(names), float(spec.compile().body_mass[1]))
+    (n_simple, m_simple), (n_orig, m_orig) = built["simplified"], built["original"]
+    assert n_orig > 1 and (n_simple == 1) == merged
+    np.testing.assert_allclose(m_simple, m_orig, rtol=1e-3)
+
+
+def test_apple_rests_on_a_box_in_mjx_as_in_mujoco_c():
+    """Regression: as 8 capped pieces, the apple resting on a box started rolling in MJX
+    within 0.5 s (MuJoCo C: at rest); as one hull both keep it within 5 mm."""
+    from mujoco import mjx
+
+    scene = SceneSpec  # its defaults: the task scenes' solver and contact settings
+    spec = mujoco.MjSpec()
+    spec.option.timestep = 1.0 / 513
+    spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    spec.option.iterations, spec.option.ls_iterations = scene.solver_iterations, scene.ls_iterations
+    top = spec.worldbody.add_body(name="top", pos=[0.0, 0.0, 0.5])
+    top.add_geom(name="box", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, 0.01])
+    names = add_object(spec, ObjectSpec("baked_apple_v2", 800.0, (0.0, 0.0, 0.552)), asset_root())
+    for n in names:
+        pair = spec.add_pair(geomname1=n, geomname2="box")
+        pair.solref, pair.solimp = list(scene.contact_solref), list(scene.contact_solimp)
+        pair.condim, pair.friction = 3, [0.5, 0.5, 0.0, 0.0, 0.0]
+    m = spec.compile()
+    m.geom_contype[:] = m.geom_conaffinity[:] = 0  # the explicit pairs only, as the scenes
+    steps = 770  # 1.5 s
+    d = mujoco.MjData(m)
+    mujoco.mj_step(m, d, nstep=steps)
+    dx = jax.jit(lambda d: jax.lax.fori_loop(0, steps, lambda _, d: mjx.step(mjx.put_model(m), d), d))(
+        mjx.put_data(m, mujoco.MjData(m)))
+    start = np.array([0.0, 0.0])
+    assert np.linalg.norm(d.qpos[:2] - start) < 0.01
+    np.testing.assert_allclose(np.asarray(dx.qpos[:3]), d.qpos[:3], atol=5e-3)

@@ -1,9 +1,19 @@
 """Free objects from `data/custom/models/<id>/collision.obj` (SIMPLER_SPEC.md §2.1, §7).
 
 The collision file holds one or more convex parts; each connected piece becomes one
-mesh geom. In "simplified" mode each hull is capped at `hull_budget` vertices and
-at most `max_pieces` pieces are kept (the largest by hull volume); in "original"
-mode every piece is kept at full resolution. Mass comes from the density.
+mesh geom. In "simplified" mode an object whose pieces together are nearly convex
+(the hull of all of them at most `MERGE_CONVEXITY` times their summed volume: the
+apple's 14 pieces, the orange's 5, the Red Bull can's 8, ...) becomes the one hull
+of all its pieces, given the pieces' mass (density x their volume); otherwise at
+most `max_pieces` pieces are kept (the largest by hull volume). Each hull is capped
+at `hull_budget` vertices. In "original" mode every piece is kept at full
+resolution. Mass comes from the density.
+
+Why merge: in MJX (not in MuJoCo C) the apple's capped pieces, resting on the
+cabinet top box, kicked it into rolling within 0.5 s and off the cabinet in 3 s;
+as one 24-vertex hull it rests where MuJoCo C puts it (a reproduction of the apple
+alone on a box, 2026-12-01). It also cuts the object's contact pairs (the apple in
+the drawer scene: 8 pieces x 50 partner geoms).
 
 With `visuals=True` the object also gets its visual mesh (`textured.obj`, else
 `.dae`, else `.glb`, as the original) as a massless, non-colliding geom in the
@@ -30,6 +40,7 @@ OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
 VISUAL_FACE_BUDGET = 2000  # triangles of an object's visual mesh
 FALLBACK_RGBA = (0.6, 0.6, 0.6, 1.0)  # objects without a visual mesh or colour
 VISUAL_GROUP, COLLISION_GROUP = 2, 3  # as the robots' (simpler_jax.robots.builder)
+MERGE_CONVEXITY = 1.05  # merge the pieces when hull(all) <= this x sum(piece hulls)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,24 +82,37 @@ def add_object(
     pieces = [p for p in convex_pieces(path) if len(p.vertices) >= 4 and _hull_volume(p.vertices) > 1e-9]
     if not pieces:
         raise ValueError(f"object {obj.model_id!r}: {str(path)!r} has no solid convex piece")
-    if collision == "simplified" and len(pieces) > max_pieces:
+    merged_mass = None
+    vertex_sets = [(p.vertices, p.faces) for p in pieces]
+    if collision == "simplified" and len(pieces) > 1:
         vols = [_hull_volume(p.vertices) for p in pieces]
-        keep = sorted(np.argsort(vols)[::-1][:max_pieces])
-        pieces = [pieces[i] for i in keep]
+        union = _hull_volume(np.concatenate([p.vertices for p in pieces]))
+        if union <= MERGE_CONVEXITY * sum(vols):
+            # One hull of all the pieces (faces=None: MuJoCo builds the hull), as
+            # heavy as the pieces (the capped hull's own volume is up to 20 % less).
+            vertex_sets = [(np.concatenate([p.vertices for p in pieces]), None)]
+            merged_mass = obj.density * sum(vols)
+        elif len(pieces) > max_pieces:
+            keep = sorted(np.argsort(vols)[::-1][:max_pieces])
+            vertex_sets = [vertex_sets[i] for i in keep]
     body = spec.worldbody.add_body(name=obj.body_name, pos=list(obj.pos), quat=list(obj.quat))
     if not fixed:
         body.add_freejoint(name=f"{obj.body_name}/free")
     names = []
-    for i, piece in enumerate(pieces):
+    for i, (vertices, faces) in enumerate(vertex_sets):
         mesh = spec.add_mesh(name=f"{obj.body_name}/mesh{i}")
-        mesh.uservert = piece.vertices.astype(np.float32).ravel()
-        mesh.userface = piece.faces.ravel()
+        mesh.uservert = vertices.astype(np.float32).ravel()
+        if faces is not None:
+            mesh.userface = faces.ravel()
         if collision == "simplified":
             mesh.maxhullvert = hull_budget
         g = body.add_geom(name=f"{obj.body_name}/collision{i}")
         g.type = mujoco.mjtGeom.mjGEOM_MESH
         g.meshname = mesh.name
-        g.density = obj.density
+        if merged_mass is None:
+            g.density = obj.density
+        else:
+            g.mass = merged_mass
         g.friction = [OBJECT_FRICTION, 0.005, 0.0001]
         g.rgba = list(FALLBACK_RGBA)
         names.append(g.name)

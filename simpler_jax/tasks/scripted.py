@@ -26,7 +26,8 @@ Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
 with the closed gripper), drawer "open" (SIMPLER's handles have no collision: hook
 the closed fingers over the front's top edge, from in front and above, and pull).
-The place-in-drawer task has no scripted plan yet: the policy holds still.
+The place-in-drawer task ("pull_place") opens the top drawer that way, then picks
+the apple off the cabinet top and lowers it into the drawer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ TURN_IN_HAND = {"google_robot": False, "widowx": True}
 # Gripper actions: WidowX is absolute (+1 open, -1 closed); the Google gripper is
 # relative (+1 closes fully, -1 opens fully, 0 holds).
 GRIPPER = {"google_robot": {"open": -1.0, "close": 1.0}, "widowx": {"open": 1.0, "close": -1.0}}
+# The hand points down and forward, this far from straight down (rad), while it opens
+# a drawer: horizontal (pi/2), the IK could not hold the TCP at the middle and bottom
+# drawers' heights and the arm ran out of reach pulling the top one.
+PULL_TILT = 0.9
 CABINET_X = -0.295  # cabinet root x (world)
 DRAWER_FRONT_X = 0.305 + 0.0075  # front face of a drawer in the cabinet frame
 DRAWER_Z = (0.685, 0.440, 0.195)  # world z of the drawer joints
@@ -71,8 +76,22 @@ class Phase:
     tol: float  # done when the TCP is this close (m); < 0: run the whole budget
     budget: int  # max control steps
     align: bool = False  # turn the gripper to the source before grasping
+    # The approach axis points down, tilted this far toward base +x (rad); None: the
+    # plan's grasp approach to the source (`ScriptedPolicy._approach`).
+    tilt: float | None = None
 
 
+# Opening a drawer: SIMPLER's handles have no collision, so the closed fingers,
+# pointing down and forward at the cabinet (`PULL_TILT`), go in over the drawer
+# front's top edge, drop behind it and pull the front out. From the far poses (a2,
+# b2, c2) the arm needs the larger steps to get behind the bottom drawer's front in
+# time; at the limit of its reach "insert" stalls ~1 cm short and spends its budget.
+PULL_PHASES = (
+    Phase("level", "close", 0.15, 0.015, 40, tilt=PULL_TILT),
+    Phase("insert", "close", 0.04, 0.008, 30, tilt=PULL_TILT),
+    Phase("hook", "close", 0.02, 0.008, 10, tilt=PULL_TILT),
+    Phase("pull", "close", 0.03, 0.01, 40, tilt=PULL_TILT),
+)
 PLANS = {
     # The grasp family is Google-only. Its arm re-plans from the measured pose every
     # step and covers ~1 cm per step on 4 cm commands; 8 cm commands reach the pre-grasp
@@ -93,18 +112,22 @@ PLANS = {
         Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
     ),
     "push": (
-        Phase("level", "close", 0.04, 0.015, 60), Phase("push", "close", 0.03, 0.01, 40),
-        Phase("back", "close", 0.03, -1.0, 1000),
+        Phase("level", "close", 0.04, 0.015, 60, tilt=0.0), Phase("push", "close", 0.03, 0.01, 40, tilt=0.0),
+        Phase("back", "close", 0.03, -1.0, 1000, tilt=0.0),
     ),
-    # Opening: SIMPLER's handles have no collision, so the closed fingers, pointing
-    # down and forward at the cabinet (`PULL_TILT`), go in over the drawer front's top
-    # edge, drop behind it and pull the front out.
-    "pull": (
-        Phase("level", "close", 0.08, 0.015, 40), Phase("insert", "close", 0.02, 0.008, 20),
-        Phase("hook", "close", 0.02, 0.008, 10), Phase("pull", "close", 0.03, 0.01, 40),
-        Phase("hold", "close", 0.0, -1.0, 1000),
+    "pull": (*PULL_PHASES, Phase("hold", "close", 0.0, -1.0, 1000, tilt=PULL_TILT)),
+    # The apple into the top drawer: open it as "pull" does, rise out of it opening
+    # the hand (still tilted: turning it behind the front pushed the drawer back in),
+    # pick the apple off the cabinet top, carry it over the gap between the tabletop's
+    # front edge and the drawer's front wall, lower it in and let go.
+    "pull_place": (
+        *PULL_PHASES, Phase("rise", "open", 0.08, 0.02, 20, tilt=PULL_TILT),
+        Phase("above", "open", 0.08, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 15, True),
+        Phase("close", "close", 0.0, -1.0, 5), Phase("lift", "close", 0.02, 0.01, 10),
+        Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.008, 15),
+        Phase("release", "open", 0.0, -1.0, 3), Phase("retreat", "open", 0.02, -1.0, 1000),
     ),
-    "hold": (Phase("hold", "close", 0.0, -1.0, 100000),),
+    "hold": (Phase("hold", "close", 0.0, -1.0, 100000, tilt=0.0),),
 }
 # Per-robot replacements of a plan. The Google arm moves a fraction of each command
 # (see "pick"), so its carry (move near, 80 steps) takes larger steps than the WidowX's.
@@ -118,6 +141,10 @@ ROBOT_PLANS = {
         ),
     },
 }
+# Phases in which a dropped object is grasped again (default: lift, carry, hold).
+# Over the open drawer a drop is a placement: chasing the apple inside the drawer
+# pushed the drawer shut.
+REGRASP_AFTER_DROP = {"pull_place": ("lift",)}
 ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
 LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
@@ -140,10 +167,11 @@ HOOK_CLEAR = 0.045  # m: TCP above the front's top edge while going in
 HOOK_DEPTH = 0.015  # m: TCP below the top edge (the interior front wall is 4 cm below it)
 HOOK_BEHIND = 0.025  # m: TCP behind the front's back face
 PULL_OPEN = 0.19  # m the front is pulled out (success: >= 0.15)
-# The hand points down and forward, this far from straight down (rad), while it opens
-# a drawer: horizontal (pi/2), the IK could not hold the TCP at the middle and bottom
-# drawers' heights and the arm ran out of reach pulling the top one.
-PULL_TILT = 0.9
+TABLETOP_FRONT_X = 0.315  # front edge of the cabinet top in the cabinet frame
+DRAWER_FLOOR = -0.05  # m: top of a drawer's interior bottom above its joint
+DRAWER_WALL_INNER = -0.0225  # m: back of a drawer's interior front wall, from the opening
+DROP_GAP = 0.03  # m between the bottom of the apple and the drawer floor when released
+RISE_CLEAR = 0.05  # m above the pre-grasp point when the hand leaves the open drawer
 
 
 @flax.struct.dataclass
@@ -164,6 +192,8 @@ def plan_name(spec) -> str:
         return "push"
     if spec.family == "drawer" and spec.drawer_action == "open":
         return "pull"
+    if spec.family == "place_in_drawer":
+        return "pull_place"
     return "hold"
 
 
@@ -183,14 +213,19 @@ class ScriptedPolicy:
         self._align = np.array([p.align for p in self.plan], bool)
         self._is_close = np.array([p.name == "close" for p in self.plan], bool)
         self._is_carry = np.array([p.name in ("carry", "lower") for p in self.plan], bool)
-        self._in_hand = np.array([p.name in ("lift", "carry", "hold") for p in self.plan], bool)
+        self._in_hand = np.array([p.name in REGRASP_AFTER_DROP.get(self.plan_name, ("lift", "carry", "hold"))
+                                  for p in self.plan], bool)
         closed = np.cumsum([p.name == "close" for p in self.plan]) > 0  # from the close phase on
         self._turn = ~closed | TURN_IN_HAND[self.robot]
         if self.plan_name == "pull":  # the hand keeps its pose once the drawer is out
             self._turn &= np.array([p.name != "hold" for p in self.plan])
-        # Grasps approach tilted, drawer pushes straight down, drawer pulls tilted further.
-        self._tilt = {"pick": APPROACH_TILT[self.robot], "carry": APPROACH_TILT[self.robot],
-                      "pull": PULL_TILT}.get(self.plan_name, 0.0)
+        # Phases with a `tilt` point the hand that way (drawer pushes straight down,
+        # pulls tilted further); the others approach the source at `APPROACH_TILT`.
+        self._fixed_tilt = np.array([p.tilt is not None for p in self.plan], bool)
+        self._tilt = np.array([APPROACH_TILT[self.robot] if p.tilt is None else p.tilt for p in self.plan],
+                              np.float32)
+        # A dropped object sends the plan back to its first "above" phase.
+        self._restart = next((i for i, p in enumerate(self.plan) if p.name == "above"), 0)
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
@@ -232,21 +267,16 @@ class ScriptedPolicy:
             pushed = start.at[0].set(closed_x + PUSH_END)
             return jnp.stack([start, pushed, start + 0.15 * up])
         if name == "pull":
-            drawer = jnp.maximum(params.drawer, 0)
-            inner_x = CABINET_X + DRAWER_FRONT_INNER_X
-            top = jnp.asarray(DRAWER_Z)[drawer] + DRAWER_FRONT_TOP
-            y = params.robot.base_pos[1]
-            level = jnp.stack([inner_x + 0.12, y, top + HOOK_CLEAR])
-            inside = level.at[0].set(inner_x - HOOK_BEHIND)
-            hooked = inside.at[2].set(top - HOOK_DEPTH)
-            pulled = hooked.at[0].add(PULL_OPEN)
-            return jnp.stack([level, inside, hooked, pulled, pulled])
+            pull = self._pull_waypoints(params)
+            return jnp.concatenate([pull, pull[-1:]])
         src = self._com(state, params.source)
         dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
         grasp = src + dz * up
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
+        if name == "pull_place":
+            return self._pull_place_waypoints(params, state, ps, grasp, lift)
         tgt = self._com(state, params.target)
         half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
         src_half = half[jnp.maximum(params.source, 0)]
@@ -268,6 +298,38 @@ class ScriptedPolicy:
         lift = ps.anchor + LIFT_MIN * up
         high = high.at[2].set(jnp.maximum(high[2], lift[2]))
         return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
+
+    def _pull_waypoints(self, params):
+        """(4, 3) world waypoints of `PULL_PHASES`: level, inside, hooked, pulled."""
+        drawer = jnp.maximum(params.drawer, 0)
+        inner_x = CABINET_X + DRAWER_FRONT_INNER_X
+        top = jnp.asarray(DRAWER_Z)[drawer] + DRAWER_FRONT_TOP
+        y = params.robot.base_pos[1]
+        level = jnp.stack([inner_x + 0.12, y, top + HOOK_CLEAR])
+        inside = level.at[0].set(inner_x - HOOK_BEHIND)
+        hooked = inside.at[2].set(top - HOOK_DEPTH)
+        pulled = hooked.at[0].add(PULL_OPEN)
+        return jnp.stack([level, inside, hooked, pulled])
+
+    def _pull_place_waypoints(self, params, state, ps: PolicyState, grasp, lift):
+        """(13, 3) world waypoints of "pull_place"; `grasp`, `lift`: (3,) as for "pick"."""
+        up = jnp.array([0.0, 0.0, 1.0])
+        pull = self._pull_waypoints(params)
+        rise = pull[-1].at[2].set(grasp[2] + ABOVE + RISE_CLEAR)
+        # The apple's centre goes down the middle of the gap between the tabletop's
+        # front edge and the open drawer's interior front wall, at its own y.
+        drawer = jnp.maximum(params.drawer, 0)
+        opening = state.stats.drawer_qpos
+        edge_x = CABINET_X + TABLETOP_FRONT_X
+        wall_x = CABINET_X + DRAWER_FRONT_INNER_X + opening + DRAWER_WALL_INNER
+        src = self._com(state, params.source)
+        src_half = (jnp.abs(state.ref.bbox_world) / 2)[jnp.maximum(params.source, 0)]
+        floor = jnp.asarray(DRAWER_Z)[drawer] + DRAWER_FLOOR
+        drop_com = jnp.stack([(edge_x + wall_x) / 2, src[1], floor + src_half[2] + DROP_GAP])
+        place = drop_com + ps.grasp_offset
+        high = place.at[2].set(jnp.maximum(lift[2], place[2]))
+        return jnp.concatenate([pull, jnp.stack([rise, grasp + ABOVE * up, grasp, ps.anchor, lift, high,
+                                                 place, place, high])])
 
     # ---------------------------------------------------------------- the policy
     def __call__(self, params, state, ps: PolicyState):
@@ -296,7 +358,7 @@ class ScriptedPolicy:
             closed = jnp.where(closing, held, ps.closed_offset)
             # Dropped (the object left the fingers): start again from above it.
             lost = jnp.asarray(self._in_hand)[phase] & (jnp.linalg.norm(held - closed) > LOST_DISTANCE)
-            phase = jnp.where(lost, 0, phase).astype(jnp.int32)
+            phase = jnp.where(lost, self._restart, phase).astype(jnp.int32)
             steps = jnp.where(lost, 0, steps).astype(jnp.int32)
         else:
             anchor, offset, closed = ps.anchor, ps.grasp_offset, ps.closed_offset
@@ -309,8 +371,11 @@ class ScriptedPolicy:
         delta = target_base - origin_p
         norm = jnp.linalg.norm(delta)
         delta = delta * jnp.minimum(1.0, max_step / jnp.maximum(norm, 1e-9))
-        approach = self._approach(params, state, base_r, base_p) if len(bodies) else self._tilted(
-            jnp.array([1.0, 0.0]), self._tilt)
+        tilt = jnp.asarray(self._tilt)[phase]
+        approach = self._tilted(jnp.array([1.0, 0.0]), tilt)
+        if len(bodies):
+            approach = jnp.where(jnp.asarray(self._fixed_tilt)[phase], approach,
+                                 self._approach(params, state, base_r, base_p, tilt))
         rot = jnp.where(jnp.asarray(self._turn)[phase], self._align_approach(origin_r, approach), 0.0)
         if len(bodies):
             rot = rot + jnp.where(jnp.asarray(self._align)[phase], 1.0, 0.0) * self._align_yaw(
@@ -326,10 +391,10 @@ class ScriptedPolicy:
         tilt = jnp.asarray(tilt, jnp.float32)
         return jnp.concatenate([jnp.sin(tilt) * toward, -jnp.cos(tilt)[None]])
 
-    def _approach(self, params, state, base_r, base_p):
+    def _approach(self, params, state, base_r, base_p, tilt):
         """(3,) base-frame direction the approach axis is turned to for this source.
 
-        Tilted by `APPROACH_TILT`: standing sources toward base +x, lying sources along
+        Tilted by `tilt` (`APPROACH_TILT`): standing sources toward base +x, lying sources along
         their long axis (so the hand tilts about its closing axis and both fingertips
         stay at one height; tilted across it, one finger closed on the can's upper
         half, the other lower, and the can slipped out while lifting), away from the
@@ -340,7 +405,7 @@ class ScriptedPolicy:
         along = jnp.where(long_xy @ src_xy < 0, -long_xy, long_xy)
         lying = self._lying(params, state)
         toward = jnp.where(lying, along, jnp.array([1.0, 0.0]))
-        return self._tilted(toward, self._tilt)
+        return self._tilted(toward, tilt)
 
     def _align_approach(self, rot, approach):
         """Rotation vector (base frame) turning the gripper's approach axis toward the

@@ -3,7 +3,7 @@
 The collision file holds one or more convex parts; each connected piece becomes one
 mesh geom. In "simplified" mode an object whose pieces together are nearly convex
 (the hull of all of them at most `MERGE_CONVEXITY` times their summed volume: the
-apple's 14 pieces, the orange's 5, the Red Bull can's 8, ...) becomes the one hull
+apple's 14 pieces, the orange's 5, the Red Bull can's 3, ...) becomes the one hull
 of all its pieces, given the pieces' mass (density x their volume); otherwise at
 most `max_pieces` pieces are kept (the largest by hull volume). Each hull is capped
 at `hull_budget` vertices. In "original" mode every piece is kept at full
@@ -79,18 +79,19 @@ def add_object(
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
     if not path.is_file():
         raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
-    pieces = [p for p in convex_pieces(path) if len(p.vertices) >= 4 and _hull_volume(p.vertices) > 1e-9]
+    solid = [(p, _hull_volume(p.vertices)) for p in convex_pieces(path) if len(p.vertices) >= 4]
+    pieces = [p for p, v in solid if v > 1e-9]
+    vols = [v for _, v in solid if v > 1e-9]
     if not pieces:
         raise ValueError(f"object {obj.model_id!r}: {str(path)!r} has no solid convex piece")
     merged_mass = None
     vertex_sets = [(p.vertices, p.faces) for p in pieces]
     if collision == "simplified" and len(pieces) > 1:
-        vols = [_hull_volume(p.vertices) for p in pieces]
-        union = _hull_volume(np.concatenate([p.vertices for p in pieces]))
-        if union <= MERGE_CONVEXITY * sum(vols):
+        all_vertices = np.concatenate([p.vertices for p in pieces])
+        if _hull_volume(all_vertices) <= MERGE_CONVEXITY * sum(vols):
             # One hull of all the pieces (faces=None: MuJoCo builds the hull), as
             # heavy as the pieces (the capped hull's own volume is up to 20 % less).
-            vertex_sets = [(np.concatenate([p.vertices for p in pieces]), None)]
+            vertex_sets = [(all_vertices, None)]
             merged_mass = obj.density * sum(vols)
         elif len(pieces) > max_pieces:
             keep = sorted(np.argsort(vols)[::-1][:max_pieces])

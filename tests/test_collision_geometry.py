@@ -5,7 +5,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from simpler_jax.assets.paths import asset_root
+from simpler_jax.assets.meshes import convex_pieces
+from simpler_jax.assets.paths import OBJECT_MODELS_DIR, asset_root
 from simpler_jax.objects.build import ObjectSpec, add_object
 from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.validation import grasp_lift as gl
@@ -115,20 +116,36 @@ def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
 @pytest.mark.parametrize("model_id, merged", [("baked_apple_v2", True), ("bridge_spoon_generated_modified", False)])
 def test_nearly_convex_objects_become_one_hull_as_heavy_as_their_pieces(model_id, merged):
     """The apple's 14 convex pieces (their hull 3 % larger than their sum) become one
-    capped hull with the pieces' mass; the spoon's (hull 74 % larger) stay pieces."""
+    capped hull with the pieces' mass, centre of mass and inertia; the spoon's (hull
+    74 % larger) stay pieces."""
     built = {}
     for mode in ("simplified", "original"):
         spec = mujoco.MjSpec()
         names = add_object(spec, ObjectSpec(model_id, 800.0, (0.0, 0.0, 1.0)), asset_root(), collision=mode)
-        built[mode] = (len(names), float(spec.compile().body_mass[1]))
-    (n_simple, m_simple), (n_orig, m_orig) = built["simplified"], built["original"]
+        m = spec.compile()
+        rot = np.zeros(9)
+        mujoco.mju_quat2Mat(rot, m.body_iquat[1])
+        rot = rot.reshape(3, 3)
+        inertia = rot @ np.diag(m.body_inertia[1]) @ rot.T
+        built[mode] = (len(names), float(m.body_mass[1]), m.body_ipos[1].copy(), inertia)
+    (n_simple, m_simple, c_simple, i_simple), (n_orig, m_orig, c_orig, i_orig) = built["simplified"], built["original"]
     assert n_orig > 1 and (n_simple == 1) == merged
     np.testing.assert_allclose(m_simple, m_orig, rtol=1e-3)
+    np.testing.assert_allclose(c_simple, c_orig, atol=2e-4)
+    np.testing.assert_allclose(i_simple, i_orig, rtol=1e-2, atol=1e-3 * np.abs(i_orig).max())
 
 
-def test_apple_rests_on_a_box_in_mjx_as_in_mujoco_c():
-    """Regression: as 8 capped pieces, the apple resting on a box started rolling in MJX
-    within 0.5 s (MuJoCo C: at rest); as one hull both keep it within 5 mm."""
+@pytest.mark.parametrize("model_id, density, quat", [
+    ("baked_apple_v2", 800.0, (1.0, 0.0, 0.0, 0.0)),
+    ("orange", 200.0, (0.7071068, 0.0, 0.0, 0.7071068)),  # move near's orange, yawed 90 deg
+    ("blue_plastic_bottle", 100.0, (0.5, 0.5, 0.5, 0.5)),  # move near's bottle, standing
+])
+def test_merged_objects_rest_on_a_box_in_mjx_as_in_mujoco_c(model_id, density, quat):
+    """Regressions, each object dropped 2 mm onto a box in its task orientation: as 8
+    capped pieces the apple started rolling in MJX within 0.5 s; with qhull's 24-vertex
+    cap the orange stood on one vertex and rolled 18 cm, and the bottle, on a base 3 mm
+    out of plane, toppled (MuJoCo C: all at rest). With flat-based support hulls both
+    engines keep each within 5 mm of where it was dropped."""
     from mujoco import mjx
 
     scene = SceneSpec  # its defaults: the task scenes' solver and contact settings
@@ -138,7 +155,11 @@ def test_apple_rests_on_a_box_in_mjx_as_in_mujoco_c():
     spec.option.iterations, spec.option.ls_iterations = scene.solver_iterations, scene.ls_iterations
     top = spec.worldbody.add_body(name="top", pos=[0.0, 0.0, 0.5])
     top.add_geom(name="box", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, 0.01])
-    names = add_object(spec, ObjectSpec("baked_apple_v2", 800.0, (0.0, 0.0, 0.552)), asset_root())
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, np.asarray(quat))
+    path = asset_root() / OBJECT_MODELS_DIR / model_id / "collision.obj"
+    lowest = min(float((p.vertices @ rot.reshape(3, 3).T)[:, 2].min()) for p in convex_pieces(path))
+    names = add_object(spec, ObjectSpec(model_id, density, (0.0, 0.0, 0.512 - lowest), quat), asset_root())
     for n in names:
         pair = spec.add_pair(geomname1=n, geomname2="box")
         pair.solref, pair.solimp = list(scene.contact_solref), list(scene.contact_solimp)
@@ -151,5 +172,7 @@ def test_apple_rests_on_a_box_in_mjx_as_in_mujoco_c():
     dx = jax.jit(lambda d: jax.lax.fori_loop(0, steps, lambda _, d: mjx.step(mjx.put_model(m), d), d))(
         mjx.put_data(m, mujoco.MjData(m)))
     start = np.array([0.0, 0.0])
-    assert np.linalg.norm(d.qpos[:2] - start) < 0.01
+    assert np.linalg.norm(d.qpos[:2] - start) < 0.005
+    assert np.linalg.norm(np.asarray(dx.qpos[:2]) - start) < 0.005
     np.testing.assert_allclose(np.asarray(dx.qpos[:3]), d.qpos[:3], atol=5e-3)
+    np.testing.assert_allclose(np.abs(np.asarray(dx.qpos[3:7]) @ np.asarray(quat)), 1.0, atol=1e-3)  # upright

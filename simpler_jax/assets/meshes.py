@@ -171,3 +171,67 @@ def convex_pieces(path: str | pathlib.Path) -> list[MeshArrays]:
     """The convex pieces of a SIMPLER `collision.obj` (cached like `load_mesh`)."""
     path = pathlib.Path(path)
     return connected_pieces(load_mesh(path))
+
+
+def support_directions(tilt: float) -> np.ndarray:
+    """(24, 3) unit directions: around each of the 6 axis directions, 4 tilted `tilt` rad
+    toward the diagonals between the other two axes."""
+    dirs = []
+    for axis in range(3):
+        u, v = [a for a in range(3) if a != axis]
+        for sign in (1.0, -1.0):
+            for su, sv in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                d = np.zeros(3)
+                d[axis] = sign * np.cos(tilt)
+                d[u], d[v] = su * np.sin(tilt) / np.sqrt(2), sv * np.sin(tilt) / np.sqrt(2)
+                dirs.append(d)
+    return np.asarray(dirs)
+
+
+def support_vertices(vertices: np.ndarray, tilt: float = np.radians(30.0)) -> np.ndarray:
+    """(<= 24, 3) the vertices of `vertices` (N, 3) extreme along `support_directions`.
+
+    A capped hull built this way keeps a flat face around each model axis: a flat
+    base gives 4 rim points in one plane, and a rounded one (an orange's) is cut
+    flat `tilt` from its lowest point. Qhull's own cap (`maxhullvert`) keeps the
+    extreme points instead, and left the orange standing on one vertex and the
+    bottle on a base 3 mm out of plane; in MJX both rolled or toppled where MuJoCo
+    C keeps them at rest.
+    """
+    centred = vertices - vertices.mean(axis=0)
+    picks = np.argmax(centred @ support_directions(tilt).T, axis=0)  # (24,): 6 groups of 4
+    out = vertices[picks].copy()
+    # Each axis group's 4 points go out to the plane of its outermost one (a rounded
+    # rim leaves them up to a few mm apart), so every face around an axis is flat.
+    for g in range(6):
+        axis, sign = g // 2, (1.0, -1.0)[g % 2]
+        rows = slice(4 * g, 4 * g + 4)
+        out[rows, axis] = sign * np.max(sign * out[rows, axis])
+    return np.unique(out, axis=0)
+
+
+def solid_mass_properties(pieces: list[np.ndarray], density: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, (3,) centre of mass and (6,) inertia about it (xx, yy, zz, xy, xz, yz, as
+    MuJoCo's `fullinertia`) of the union of convex pieces, each given by its (N, 3)
+    vertices, at uniform `density`. Each hull is summed as tetrahedra from its centroid."""
+    from scipy.spatial import ConvexHull
+
+    vols, firsts, seconds = [], [], []  # per tetrahedron: volume, sum of corners, second moment
+    for vertices in pieces:
+        hull = ConvexHull(vertices)
+        apex = vertices[hull.vertices].mean(axis=0)
+        tets = np.stack([np.broadcast_to(apex, (len(hull.simplices), 3)), *np.moveaxis(vertices[hull.simplices], 1, 0)],
+                        axis=1)  # (T, 4, 3)
+        vol = np.abs(np.linalg.det(tets[:, 1:] - tets[:, :1])) / 6.0
+        corners = tets.sum(axis=1)  # (T, 3)
+        # Integral of x x^T over a tetrahedron: V/20 (sum_i v_i v_i^T + (sum_i v_i)(sum_i v_i)^T).
+        outer = np.einsum("tki,tkj->tij", tets, tets) + np.einsum("ti,tj->tij", corners, corners)
+        vols.append(vol)
+        firsts.append(vol[:, None] * corners / 4.0)
+        seconds.append(vol[:, None, None] * outer / 20.0)
+    volume = float(np.concatenate(vols).sum())
+    com = np.concatenate(firsts).sum(axis=0) / volume
+    second = np.concatenate(seconds).sum(axis=0) - volume * np.outer(com, com)  # about the COM
+    inertia = density * (np.trace(second) * np.eye(3) - second)
+    full = np.array([inertia[0, 0], inertia[1, 1], inertia[2, 2], inertia[0, 1], inertia[0, 2], inertia[1, 2]])
+    return density * volume, com, full

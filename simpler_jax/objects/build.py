@@ -4,16 +4,21 @@ The collision file holds one or more convex parts; each connected piece becomes 
 mesh geom. In "simplified" mode an object whose pieces together are nearly convex
 (the hull of all of them at most `MERGE_CONVEXITY` times their summed volume: the
 apple's 14 pieces, the orange's 5, the Red Bull can's 3, ...) becomes the one hull
-of all its pieces, given the pieces' mass (density x their volume); otherwise at
-most `max_pieces` pieces are kept (the largest by hull volume). Each hull is capped
-at `hull_budget` vertices. In "original" mode every piece is kept at full
-resolution. Mass comes from the density.
+of all its pieces, given the pieces' mass, centre of mass and inertia (density x
+their volume); otherwise at most `max_pieces` pieces are kept (the largest by hull
+volume). The merged hull's vertices are the pieces' support points around each model
+axis (`simpler_jax.assets.meshes.support_vertices`: a flat face around every axis, so
+an object rests on a face in its task orientation); every hull is capped at
+`hull_budget` vertices. In "original" mode every piece is kept at full resolution.
+Mass comes from the density.
 
 Why merge: in MJX (not in MuJoCo C) the apple's capped pieces, resting on the
 cabinet top box, kicked it into rolling within 0.5 s and off the cabinet in 3 s;
 as one 24-vertex hull it rests where MuJoCo C puts it (a reproduction of the apple
 alone on a box, 2026-12-01). It also cuts the object's contact pairs (the apple in
-the drawer scene: 8 pieces x 50 partner geoms).
+the drawer scene: 8 pieces x 50 partner geoms). Why support points: with qhull's own
+24-vertex cap the orange stood on one vertex and rolled 18 cm while settling, and the
+standing bottle, on a base 3 mm out of plane, toppled, in MJX only.
 
 With `visuals=True` the object also gets its visual mesh (`textured.obj`, else
 `.dae`, else `.glb`, as the original) as a massless, non-colliding geom in the
@@ -32,7 +37,7 @@ import pathlib
 import mujoco
 import numpy as np
 
-from simpler_jax.assets.meshes import convex_pieces
+from simpler_jax.assets.meshes import convex_pieces, solid_mass_properties, support_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
@@ -84,21 +89,26 @@ def add_object(
     vols = [v for _, v in solid if v > 1e-9]
     if not pieces:
         raise ValueError(f"object {obj.model_id!r}: {str(path)!r} has no solid convex piece")
-    merged_mass = None
+    merged = False
     vertex_sets = [(p.vertices, p.faces) for p in pieces]
     if collision == "simplified" and len(pieces) > 1:
         all_vertices = np.concatenate([p.vertices for p in pieces])
         if _hull_volume(all_vertices) <= MERGE_CONVEXITY * sum(vols):
-            # One hull of all the pieces (faces=None: MuJoCo builds the hull), as
-            # heavy as the pieces (the capped hull's own volume is up to 20 % less).
-            vertex_sets = [(all_vertices, None)]
-            merged_mass = obj.density * sum(vols)
+            # One capped hull of all the pieces (faces=None: MuJoCo builds the hull);
+            # the body keeps the pieces' mass, centre of mass and inertia (the capped
+            # hull's own volume is up to 20 % less, its centre up to 1 cm off).
+            vertex_sets = [(support_vertices(all_vertices), None)]
+            merged = True
         elif len(pieces) > max_pieces:
             keep = sorted(np.argsort(vols)[::-1][:max_pieces])
             vertex_sets = [vertex_sets[i] for i in keep]
     body = spec.worldbody.add_body(name=obj.body_name, pos=list(obj.pos), quat=list(obj.quat))
     if not fixed:
         body.add_freejoint(name=f"{obj.body_name}/free")
+    if merged:
+        mass, com, inertia = solid_mass_properties([p.vertices for p in pieces], obj.density)
+        body.explicitinertial = True
+        body.mass, body.ipos, body.fullinertia = mass, com, inertia
     names = []
     for i, (vertices, faces) in enumerate(vertex_sets):
         mesh = spec.add_mesh(name=f"{obj.body_name}/mesh{i}")
@@ -110,10 +120,7 @@ def add_object(
         g = body.add_geom(name=f"{obj.body_name}/collision{i}")
         g.type = mujoco.mjtGeom.mjGEOM_MESH
         g.meshname = mesh.name
-        if merged_mass is None:
-            g.density = obj.density
-        else:
-            g.mass = merged_mass
+        g.density = obj.density  # ignored when the body's inertia is explicit
         g.friction = [OBJECT_FRICTION, 0.005, 0.0001]
         g.rgba = list(FALLBACK_RGBA)
         names.append(g.name)

@@ -1,7 +1,14 @@
 """Build a SIMPLER scene (robot, table, camera, objects) and index it for JAX.
 
 The table is a box whose top is at SIMPLER's table height (the original scene
-stages are unavailable non-convex meshes; ASSETS.md). Robot drives are MuJoCo
+stages are unavailable non-convex meshes; ASSETS.md). With `object_surface="plane"`
+objects rest on an invisible plane at the box's top instead of the box: in MJX a
+convex hull standing on a box creeps and tilts (the box-mesh contact is a
+separating-axis clip; a 20 g can standing on the box drifted 2 mm and tipped in 8 s,
+and toppled in some move-near worlds after 6 s), while on a plane it stays at rest,
+as in MuJoCo C on either. The plane has no edge: an object pushed past the table's
+edge stays at table height. Only move near uses it so far: the other tasks' measured
+results are on the box. Robot drives are MuJoCo
 `general` actuators with an affine bias (tau = kp*(ctrl - q) - kv*qdot), so the
 damping is integrated implicitly by `implicitfast`, as PhysX solves its drives
 implicitly. Gains and force limits are per-world parameters: the drive law in
@@ -46,6 +53,9 @@ class SceneSpec:
     # Objects welded to the world (the eggplant task's sink), after the free ones.
     static_objects: tuple[ObjectSpec, ...] = ()
     table: bool = True  # the drawer scenes have no table (the arena has no collision)
+    # What objects rest on: the table "box", or "plane", an invisible plane at its top
+    # (see the module docstring; move near's light standing objects need it).
+    object_surface: str = "box"
     cabinet: str | None = None  # mk_station* name: SIMPLER's drawer cabinet
     collision: str = "simplified"
     visuals: bool = False
@@ -147,7 +157,9 @@ class Scene:
         return self.spec.robot_config
 
 
-def _add_table(spec: mujoco.MjSpec, s: SceneSpec, env_contype: int, env_conaff: int) -> str:
+def _add_table(spec: mujoco.MjSpec, s: SceneSpec, env_contype: int, env_conaff: int) -> tuple[str, str]:
+    """The table box (drawn; the robot touches it) and an invisible plane at its top,
+    which objects rest on: (box name, plane name)."""
     half_z = s.table_top_z / 2
     g = spec.worldbody.add_geom(name="table")
     g.type = mujoco.mjtGeom.mjGEOM_BOX
@@ -156,7 +168,14 @@ def _add_table(spec: mujoco.MjSpec, s: SceneSpec, env_contype: int, env_conaff: 
     g.friction = [TABLE_FRICTION, 0.005, 0.0001]
     g.rgba = [0.66, 0.47, 0.31, 1.0]
     g.contype, g.conaffinity = env_contype, env_conaff
-    return g.name
+    top = spec.worldbody.add_geom(name="table_surface")
+    top.type = mujoco.mjtGeom.mjGEOM_PLANE
+    top.size = [s.table_half_xy[0], s.table_half_xy[1], 0.1]
+    top.pos = [s.table_center_xy[0], s.table_center_xy[1], s.table_top_z]
+    top.friction = [TABLE_FRICTION, 0.005, 0.0001]
+    top.rgba = [0.0, 0.0, 0.0, 0.0]  # not drawn
+    top.contype, top.conaffinity = 0, 0  # explicit object pairs only
+    return g.name, top.name
 
 
 def _add_floor(spec: mujoco.MjSpec, env_contype: int, env_conaff: int) -> str:
@@ -233,7 +252,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     if original:
         for name in geoms.hand + geoms.arm + geoms.static:
             spec.geom(name).contype, spec.geom(name).conaffinity = 2, 1
-    table = _add_table(spec, s, env_type, env_aff) if s.table else None
+    table, table_surface = _add_table(spec, s, env_type, env_aff) if s.table else (None, None)
     floor = _add_floor(spec, env_type, env_aff)
     if original:  # robot-table contacts take their softness from the geoms
         for g in spec.geoms:
@@ -257,7 +276,9 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     torsion = (2.0 / 3.0) * cfg.finger_patch_radius
     mu_of = lambda name: float(spec.geom(name).friction[0])  # noqa: E731
     hand_table = geoms.hand if (s.hand_table_contacts and not original) else ()
-    surfaces = ([table] if table else []) + static_geoms
+    if s.object_surface not in ("box", "plane"):
+        raise ValueError(f"object_surface {s.object_surface!r}; allowed: ['box', 'plane']")
+    surfaces = ([table_surface if s.object_surface == "plane" else table] if table else []) + static_geoms
     for rg in (hand_table if table else ()):
         _add_pair(spec, rg, table, mu_of(rg), TABLE_FRICTION, torsion if rg in finger_geoms else None, s)
     for rg in geoms.hand:

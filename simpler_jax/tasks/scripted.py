@@ -158,6 +158,7 @@ GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the 
 # At the standing can's -1 cm the pads closed on a lying can's top curve and
 # squeezed it out; 2.5 cm below the centre they close across its widest part.
 LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
+TOP_GRASP_DEPTH = 0.07  # m: the TCP is at least this far below the source's top, no lower
 PUSH_STANDOFF = 0.10  # m in front of the drawer face
 PUSH_END = 0.03  # m: TCP x in front of the closed drawer face at the end of the push
 PUSH_HEIGHT = -0.04  # m: push the lower half of the drawer front (keeps the hand off the top)
@@ -272,6 +273,10 @@ class ScriptedPolicy:
         src = self._com(state, params.source)
         dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
         grasp = src + dz * up
+        # Tall sources (move near's standing bottle, 20 cm) are taken near their top:
+        # the open fingers cannot come down over them to their middle.
+        src_top = src[2] + jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2]) / 2
+        grasp = grasp.at[2].set(jnp.maximum(grasp[2], src_top - TOP_GRASP_DEPTH))
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])

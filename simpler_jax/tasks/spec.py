@@ -40,6 +40,7 @@ class TaskSpec:
     static_objects: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # (model id, pos), locked
     forced_subtask_advance_step: int | None = None
     lighting: str = "default"  # a `simpler_jax.render.lighting.LIGHTING_MODES` name
+    object_surface: str = "box"  # what objects rest on (`simpler_jax.scenes.scene.SceneSpec`)
 
     def episodes(self) -> tuple:
         return self.grid(self.name)
@@ -69,9 +70,11 @@ def _specs() -> dict[str, TaskSpec]:
     specs.append(_google("google_robot_pick_object", "GraspSingleRandomObjectInScene-v0", "grasp", 80,
                          "info_pick_custom_v0.json", E.pick_object))
     specs.append(_google("google_robot_move_near", "MoveNearGoogleBakedTexInScene-v1", "move_near", 80,
-                         "info_pick_custom_baked_tex_v1.json", lambda n: E.move_near(n, "v1")))
+                         "info_pick_custom_baked_tex_v1.json", lambda n: E.move_near(n, "v1"),
+                         object_surface="plane"))
     specs.append(_google("google_robot_move_near_v0", "MoveNearGoogleBakedTexInScene-v0", "move_near", 80,
-                         "info_pick_custom_baked_tex_v0.json", lambda n: E.move_near(n, "v0")))
+                         "info_pick_custom_baked_tex_v0.json", lambda n: E.move_near(n, "v0"),
+                         object_surface="plane"))
     for action in ("open", "close"):
         cap = action.capitalize()
         specs.append(_google(f"google_robot_{action}_drawer", f"{cap}DrawerCustomInScene-v0", "drawer", 113,

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import pathlib
+import tempfile
 
 import numpy as np
 
@@ -41,6 +43,20 @@ def _cache_path(source: pathlib.Path, tag: str) -> pathlib.Path:
     return cache_dir() / "meshes" / f"{key}.npz"
 
 
+def _save_cache(cached: pathlib.Path, **arrays: np.ndarray) -> None:
+    """Write `cached` atomically. Each writer has its own temporary file: parallel
+    test workers sharing one name renamed it from under each other."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{cached.stem}-", suffix=".npz", dir=cached.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, cached)
+    except BaseException:
+        pathlib.Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _read_with_trimesh(path: pathlib.Path) -> MeshArrays:
     import trimesh
 
@@ -63,10 +79,7 @@ def load_mesh(path: str | pathlib.Path) -> MeshArrays:
         with np.load(cached) as z:
             return MeshArrays(z["vertices"], z["faces"])
     arrays = _read_with_trimesh(path)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(".tmp.npz")
-    np.savez(tmp, vertices=arrays.vertices, faces=arrays.faces)
-    tmp.replace(cached)
+    _save_cache(cached, vertices=arrays.vertices, faces=arrays.faces)
     return arrays
 
 
@@ -130,10 +143,7 @@ def surface_color(path: str | pathlib.Path) -> np.ndarray | None:
         acc += (colors[g.faces].mean(axis=1) * area[:, None]).sum(axis=0)
         total += float(area.sum())
     rgba = (acc / total / 255.0).astype(np.float32) if total > 0 else np.zeros(0, np.float32)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(".tmp.npz")
-    np.savez(tmp, rgba=rgba)
-    tmp.replace(cached)
+    _save_cache(cached, rgba=rgba)
     return rgba if rgba.size else None
 
 

@@ -158,7 +158,8 @@ GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the 
 # At the standing can's -1 cm the pads closed on a lying can's top curve and
 # squeezed it out; 2.5 cm below the centre they close across its widest part.
 LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
-TOP_GRASP_DEPTH = 0.07  # m: the TCP is at least this far below the source's top, no lower
+TALL_SOURCE = 0.15  # m: sources taller than this (standing) are grasped near their top
+TOP_GRASP_DEPTH = 0.07  # m: there, the grasp TCP is at most this far below the top
 PUSH_STANDOFF = 0.10  # m in front of the drawer face
 PUSH_END = 0.03  # m: TCP x in front of the closed drawer face at the end of the push
 PUSH_HEIGHT = -0.04  # m: push the lower half of the drawer front (keeps the hand off the top)
@@ -275,8 +276,9 @@ class ScriptedPolicy:
         grasp = src + dz * up
         # Tall sources (move near's standing bottle, 20 cm) are taken near their top:
         # the open fingers cannot come down over them to their middle.
-        src_top = src[2] + jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2]) / 2
-        grasp = grasp.at[2].set(jnp.maximum(grasp[2], src_top - TOP_GRASP_DEPTH))
+        height = jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2])
+        near_top = jnp.maximum(grasp[2], src[2] + height / 2 - TOP_GRASP_DEPTH)
+        grasp = grasp.at[2].set(jnp.where(height > TALL_SOURCE, near_top, grasp[2]))
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])

@@ -272,21 +272,20 @@ class ScriptedPolicy:
             pull = self._pull_waypoints(params)
             return jnp.concatenate([pull, pull[-1:]])
         src = self._com(state, params.source)
+        half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3) half extents after settling
+        src_half = half[jnp.maximum(params.source, 0)]
         dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
         grasp = src + dz * up
         # Tall sources (move near's standing bottle, 20 cm) are taken near their top:
         # the open fingers cannot come down over them to their middle.
-        height = jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2])
-        near_top = jnp.maximum(grasp[2], src[2] + height / 2 - TOP_GRASP_DEPTH)
-        grasp = grasp.at[2].set(jnp.where(height > TALL_SOURCE, near_top, grasp[2]))
+        near_top = jnp.maximum(grasp[2], src[2] + src_half[2] - TOP_GRASP_DEPTH)
+        grasp = grasp.at[2].set(jnp.where(2 * src_half[2] > TALL_SOURCE, near_top, grasp[2]))
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
         if name == "pull_place":
-            return self._pull_place_waypoints(params, state, ps, grasp, lift)
+            return self._pull_place_waypoints(params, state, ps, src, src_half, grasp, lift)
         tgt = self._com(state, params.target)
-        half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
-        src_half = half[jnp.maximum(params.source, 0)]
         tgt_half = half[jnp.maximum(params.target, 0)]
         if self.env.spec.family == "move_near":
             # Put the source beside the target, on the source's side, just clear of it.
@@ -318,8 +317,9 @@ class ScriptedPolicy:
         pulled = hooked.at[0].add(PULL_OPEN)
         return jnp.stack([level, inside, hooked, pulled])
 
-    def _pull_place_waypoints(self, params, state, ps: PolicyState, grasp, lift):
-        """(13, 3) world waypoints of "pull_place"; `grasp`, `lift`: (3,) as for "pick"."""
+    def _pull_place_waypoints(self, params, state, ps: PolicyState, src, src_half, grasp, lift):
+        """(13, 3) world waypoints of "pull_place"; `src` (3,) the source's centre of mass,
+        `src_half` (3,) its half extents, `grasp`, `lift`: (3,) as for "pick"."""
         up = jnp.array([0.0, 0.0, 1.0])
         pull = self._pull_waypoints(params)
         rise = pull[-1].at[2].set(grasp[2] + ABOVE + RISE_CLEAR)
@@ -329,8 +329,6 @@ class ScriptedPolicy:
         opening = state.stats.drawer_qpos
         edge_x = CABINET_X + TABLETOP_FRONT_X
         wall_x = CABINET_X + DRAWER_FRONT_INNER_X + opening + DRAWER_WALL_INNER
-        src = self._com(state, params.source)
-        src_half = (jnp.abs(state.ref.bbox_world) / 2)[jnp.maximum(params.source, 0)]
         floor = jnp.asarray(DRAWER_Z)[drawer] + DRAWER_FLOOR
         drop_com = jnp.stack([(edge_x + wall_x) / 2, src[1], floor + src_half[2] + DROP_GAP])
         place = drop_com + ps.grasp_offset

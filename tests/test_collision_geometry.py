@@ -137,6 +137,38 @@ def test_nearly_convex_objects_become_one_hull_as_heavy_as_their_pieces(model_id
     np.testing.assert_allclose(i_simple, i_orig, rtol=1e-2, atol=1e-3 * np.abs(i_orig).max())
 
 
+def _object_on(add_surface, model_id, density, quat, drop, friction):
+    """A model of `model_id` in orientation `quat` (wxyz), its lowest point `drop` m above
+    the surface `add_surface(spec) -> (geom name, top z)` adds, touching it through explicit
+    pairs with the task scenes' solver and contact settings (`SceneSpec` defaults)."""
+    scene = SceneSpec
+    spec = mujoco.MjSpec()
+    spec.option.timestep = 1.0 / 513
+    spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    spec.option.iterations, spec.option.ls_iterations = scene.solver_iterations, scene.ls_iterations
+    surface, top_z = add_surface(spec)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, np.asarray(quat))
+    path = asset_root() / OBJECT_MODELS_DIR / model_id / "collision.obj"
+    lowest = min(float((p.vertices @ rot.reshape(3, 3).T)[:, 2].min()) for p in convex_pieces(path))
+    names = add_object(spec, ObjectSpec(model_id, density, (0.0, 0.0, top_z + drop - lowest), quat), asset_root())
+    for n in names:
+        pair = spec.add_pair(geomname1=n, geomname2=surface)
+        pair.solref, pair.solimp = list(scene.contact_solref), list(scene.contact_solimp)
+        pair.condim, pair.friction = 3, [friction, friction, 0.0, 0.0, 0.0]
+    m = spec.compile()
+    m.geom_contype[:] = m.geom_conaffinity[:] = 0  # the explicit pairs only, as the scenes
+    return m
+
+
+def _mjx_steps(m, steps):
+    """MJX data after `steps` steps of `m` from its initial state."""
+    from mujoco import mjx
+
+    return jax.jit(lambda d: jax.lax.fori_loop(0, steps, lambda _, d: mjx.step(mjx.put_model(m), d), d))(
+        mjx.put_data(m, mujoco.MjData(m)))
+
+
 @pytest.mark.parametrize("model_id, density, quat", [
     ("baked_apple_v2", 800.0, (1.0, 0.0, 0.0, 0.0)),
     ("orange", 200.0, (0.7071068, 0.0, 0.0, 0.7071068)),  # move near's orange, yawed 90 deg
@@ -148,31 +180,16 @@ def test_merged_objects_rest_on_a_box_in_mjx_as_in_mujoco_c(model_id, density, q
     cap the orange stood on one vertex and rolled 18 cm, and the bottle, on a base 3 mm
     out of plane, toppled (MuJoCo C: all at rest). With flat-based support hulls both
     engines keep each within 5 mm of where it was dropped."""
-    from mujoco import mjx
+    def box(spec):
+        top = spec.worldbody.add_body(name="top", pos=[0.0, 0.0, 0.5])
+        top.add_geom(name="box", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, 0.01])
+        return "box", 0.51
 
-    scene = SceneSpec  # its defaults: the task scenes' solver and contact settings
-    spec = mujoco.MjSpec()
-    spec.option.timestep = 1.0 / 513
-    spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
-    spec.option.iterations, spec.option.ls_iterations = scene.solver_iterations, scene.ls_iterations
-    top = spec.worldbody.add_body(name="top", pos=[0.0, 0.0, 0.5])
-    top.add_geom(name="box", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, 0.01])
-    rot = np.zeros(9)
-    mujoco.mju_quat2Mat(rot, np.asarray(quat))
-    path = asset_root() / OBJECT_MODELS_DIR / model_id / "collision.obj"
-    lowest = min(float((p.vertices @ rot.reshape(3, 3).T)[:, 2].min()) for p in convex_pieces(path))
-    names = add_object(spec, ObjectSpec(model_id, density, (0.0, 0.0, 0.512 - lowest), quat), asset_root())
-    for n in names:
-        pair = spec.add_pair(geomname1=n, geomname2="box")
-        pair.solref, pair.solimp = list(scene.contact_solref), list(scene.contact_solimp)
-        pair.condim, pair.friction = 3, [0.5, 0.5, 0.0, 0.0, 0.0]
-    m = spec.compile()
-    m.geom_contype[:] = m.geom_conaffinity[:] = 0  # the explicit pairs only, as the scenes
+    m = _object_on(box, model_id, density, quat, drop=0.002, friction=0.5)
     steps = 770  # 1.5 s
     d = mujoco.MjData(m)
     mujoco.mj_step(m, d, nstep=steps)
-    dx = jax.jit(lambda d: jax.lax.fori_loop(0, steps, lambda _, d: mjx.step(mjx.put_model(m), d), d))(
-        mjx.put_data(m, mujoco.MjData(m)))
+    dx = _mjx_steps(m, steps)
     start = np.array([0.0, 0.0])
     assert np.linalg.norm(d.qpos[:2] - start) < 0.005
     assert np.linalg.norm(np.asarray(dx.qpos[:2]) - start) < 0.005
@@ -204,29 +221,13 @@ def test_objects_rest_on_the_chosen_table_surface(surface):
 def test_a_light_standing_can_stays_put_on_the_table_plane_in_mjx():
     """Move near's 20 g Pepsi can standing on a box crept 2 mm and tilted in 8 s in MJX
     (MuJoCo C: still) and toppled in some worlds; on the table plane it stays still."""
-    from mujoco import mjx
-
     quat = (0.7071068, 0.7071068, 0.0, 0.0)  # standing (SIMPLER_SPEC.md §2.3)
-    scene = SceneSpec
-    spec = mujoco.MjSpec()
-    spec.option.timestep = 1.0 / 513
-    spec.option.solver = mujoco.mjtSolver.mjSOL_NEWTON
-    spec.option.iterations, spec.option.ls_iterations = scene.solver_iterations, scene.ls_iterations
-    spec.worldbody.add_geom(name="plane", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.5, 0.5, 0.1], pos=[0, 0, 0.5])
-    rot = np.zeros(9)
-    mujoco.mju_quat2Mat(rot, np.asarray(quat))
-    model_id = "baked_opened_pepsi_can_v2"
-    path = asset_root() / OBJECT_MODELS_DIR / model_id / "collision.obj"
-    lowest = min(float((p.vertices @ rot.reshape(3, 3).T)[:, 2].min()) for p in convex_pieces(path))
-    names = add_object(spec, ObjectSpec(model_id, 50.0, (0.0, 0.0, 0.5 - lowest), quat), asset_root())
-    for n in names:
-        pair = spec.add_pair(geomname1=n, geomname2="plane")
-        pair.solref, pair.solimp = list(scene.contact_solref), list(scene.contact_solimp)
-        pair.condim, pair.friction = 3, [0.75, 0.75, 0.0, 0.0, 0.0]
-    m = spec.compile()
-    m.geom_contype[:] = m.geom_conaffinity[:] = 0
-    steps = 2052  # 4 s
-    dx = jax.jit(lambda d: jax.lax.fori_loop(0, steps, lambda _, d: mjx.step(mjx.put_model(m), d), d))(
-        mjx.put_data(m, mujoco.MjData(m)))
+
+    def plane(spec):
+        spec.worldbody.add_geom(name="plane", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.5, 0.5, 0.1], pos=[0, 0, 0.5])
+        return "plane", 0.5
+
+    m = _object_on(plane, "baked_opened_pepsi_can_v2", 50.0, quat, drop=0.0, friction=0.75)
+    dx = _mjx_steps(m, 2052)  # 4 s
     assert np.linalg.norm(np.asarray(dx.qpos[:2])) < 2e-4
     np.testing.assert_allclose(np.abs(np.asarray(dx.qpos[3:7]) @ np.asarray(quat)), 1.0, atol=1e-6)

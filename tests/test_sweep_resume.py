@@ -4,8 +4,7 @@ never stopped (real MJX physics; the stop is an exception from the `on_chunk_don
 Tiny shapes: one task (WidowX stack cube, scripted policy), one seed x episodes 0-2,
 2 worlds per compiled call (the second chunk is padded), whole 60-step episodes, the
 first chunk filmed. The rollout is the one tests/test_task_env.py compiles (same
-memoised scene): compiled once per test process (the other process, if it needs it,
-finds it in the persistent compilation cache once written).
+memoised scene); both modules run in one test process, so it is compiled once.
 """
 
 import json
@@ -20,6 +19,7 @@ from simpler_jax.sweep import ConfigError, grid, main, parse_args, run, store
 
 TASK = "widowx_stack_cube"
 STEPS = 60  # tests/test_task_env.py MAX_STEPS: the same compiled rollout
+pytestmark = pytest.mark.xdist_group("stack_cube_rollout")  # see tests/test_task_env.py
 FLAGS = ["--tasks", TASK, "--policies", "scripted", "--seeds", "0", "--episodes", "0", "1", "2",
          "--max-episodes", "0", "--chunk", "2", "--steps", str(STEPS), "--videos", "1"]
 

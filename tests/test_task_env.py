@@ -14,6 +14,9 @@ from simpler_jax.tasks.stats import zeros_stats
 
 EPISODES = [0, 12]  # a 10 cm and a 20 cm carry: CI's reduced grid of benchmarks/tasks.py
 MAX_STEPS = 60  # the task's whole episode
+# One test process runs this module and tests/test_sweep_resume.py (pyproject's
+# `--dist loadgroup`): they share the stack-cube rollout, which takes minutes to compile.
+pytestmark = pytest.mark.xdist_group("stack_cube_rollout")
 
 
 @pytest.fixture(scope="session")

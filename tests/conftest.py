@@ -20,13 +20,26 @@ enable_compilation_cache(str(REPO / ".jax_cache" / "xla"))
 
 SHARED_DATA = _SHARED_DATA
 
-# Tests run in two processes (pytest-xdist, `-n 2` in pyproject's addopts: CI has 2
-# cores, and compiling is mostly single-threaded), handed out one test at a time.
-# Each process builds the session fixtures its tests need; a program one process has
-# compiled and written to the persistent compilation cache, the other loads.
+# Tests run in two processes (pytest-xdist, `-n 2 --dist loadgroup` in pyproject's
+# addopts: CI has 2 cores, and compiling is mostly single-threaded), handed out one
+# test at a time, except that tests marked with the same `xdist_group` go to one
+# process (the stack-cube task and sweep tests share a rollout that takes minutes to
+# compile). Each process builds the session fixtures its tests need; a program one
+# process has compiled and written to the persistent compilation cache, the other loads.
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
+
+# The modules with the longest compiles, in this order, before all others: xdist hands
+# tests out in collection order, so the two processes start on the long ones and fill
+# in with the short ones at the end instead of one process waiting for the other.
+LONGEST_FIRST = ("test_sweep_resume.py", "test_task_env.py", "test_scripted_google.py",
+                 "test_collision_geometry.py", "test_sysid.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable
 
 ROBOTS = ("google_robot", "widowx")
 NUM_WORLDS = 64  # the one batch size tests compile for

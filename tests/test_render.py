@@ -23,6 +23,7 @@ from mujoco import mjx  # noqa: E402
 
 from simpler_jax.envs import make_robot_env  # noqa: E402
 from simpler_jax.render import camera_from_data, render, render_full, render_geometry  # noqa: E402
+from simpler_jax.render.lighting import make_lighting, simpler_default_lighting  # noqa: E402
 from simpler_jax.render.decimate import decimate  # noqa: E402
 from simpler_jax.render.primitives import box  # noqa: E402
 
@@ -51,12 +52,13 @@ class Scene:
 
         self.kinematics = jax.jit(kinematics)
 
-        def one(geom_xpos, geom_xmat, cam_pos, cam_mat):
+        def one(geom_xpos, geom_xmat, cam_pos, cam_mat, lighting=simpler_default_lighting(), variant=0):
             return render_full(self.geometry, geom_xpos, geom_xmat, cam_pos, cam_mat,
-                               self.m.cam_fovy[self.cam], self.width, self.height)
+                               self.m.cam_fovy[self.cam], self.width, self.height, lighting=lighting,
+                               texture_variant=variant)
 
-        self.render_one = jax.jit(one)
-        self.render_batch = jax.jit(jax.vmap(one))
+        self.render_one = jax.jit(one)  # one program: lighting and texture variant are arguments
+        self.render_batch = jax.jit(jax.vmap(one, in_axes=(0, 0, 0, 0, None, 0)))
 
     def qpos(self, rng=None, scale=0.0, head=(0.0, 0.0)):
         """Initial robot pose, perturbed by `scale` rad (seeded) inside the joint limits."""
@@ -168,7 +170,8 @@ def test_vmap_equals_single(scene):
     qpos = jnp.asarray(np.stack([scene.qpos(rng, 0.15) for _ in range(4)]), jnp.float32)
     d = jax.vmap(scene.kinematics)(qpos)
     cam_pos, cam_mat = d.cam_xpos[:, scene.cam], d.cam_xmat[:, scene.cam]
-    batch = scene.render_batch(d.geom_xpos, d.geom_xmat, cam_pos, cam_mat)
+    batch = scene.render_batch(d.geom_xpos, d.geom_xmat, cam_pos, cam_mat, simpler_default_lighting(),
+                               jnp.zeros(4, jnp.int32))
     segs = np.asarray(batch.segmentation)
     assert len({s.tobytes() for s in segs}) == 4, "the poses should give different images"
     for i in range(4):
@@ -214,3 +217,109 @@ def test_decimate_respects_budget_and_shape():
     assert 0 < len(f2) <= 200 < len(dense.faces)
     np.testing.assert_allclose(v2.min(0), v.min(0), atol=0.05)
     np.testing.assert_allclose(v2.max(0), v.max(0), atol=0.05)
+
+
+# Camera offsets (camera frame: right, up, back; metres) that bring the arm into view.
+ARM_VIEW = {"widowx": (0.0, 0.0, 0.0), "google_robot": (0.3, 0.1, 0.1)}
+AMBIENT_ONLY = make_lighting(1.0, [((0, 0, -1), 0.0)])  # colour = albedo
+
+
+def _ambient_only_reference(scene, qpos, shift):
+    """MuJoCo's RGB and body segmentation with lights off and a white ambient headlight
+    (colour = texture x rgba), the camera moved by `shift`; and that camera's pose."""
+    m = copy.deepcopy(scene.m)
+    m.vis.quality.offsamples = 0
+    m.light_active[:] = 0
+    m.vis.headlight.ambient[:], m.vis.headlight.diffuse[:], m.vis.headlight.specular[:] = 1.0, 0.0, 0.0
+    m.mat_specular[:], m.mat_reflectance[:], m.mat_emission[:] = 0.0, 0.0, 0.0
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    cam, body = scene.cam, m.cam_bodyid[scene.cam]
+    world = d.cam_xpos[cam] + d.cam_xmat[cam].reshape(3, 3) @ np.asarray(shift)
+    m.cam_pos[cam] = d.xmat[body].reshape(3, 3).T @ (world - d.xpos[body])
+    mujoco.mj_forward(m, d)
+    r = _mujoco_renderer(m, scene.width, scene.height)
+    try:
+        r.update_scene(d, camera=cam)
+        rgb = r.render()
+        r.enable_segmentation_rendering()
+        r.update_scene(d, camera=cam)
+        geom = r.render()[..., 0]
+    finally:
+        r.close()
+    return rgb, np.where(geom >= 0, m.geom_bodyid[np.maximum(geom, 0)], -1), d.cam_xpos[cam], d.cam_xmat[cam]
+
+
+def test_textures_match_mujoco_renderer(scene):
+    """The robot's UV textures (Google: `meta_diffuse.png` and the finger maps; WidowX:
+    its texture's mean colour, the meshes have no UVs) look as in MuJoCo's renderer
+    of the same model: with ambient light only, colour = texture x rgba in both, and
+    on pixels where both see the same body the colours agree to a few levels."""
+    qpos = scene.qpos()
+    ref, ref_seg, cam_pos, cam_mat = _ambient_only_reference(scene, qpos, ARM_VIEW[scene.env.scene.robot.name])
+    d = scene.kinematics(jnp.asarray(qpos, jnp.float32))
+    out = scene.render_one(d.geom_xpos, d.geom_xmat, jnp.asarray(cam_pos), jnp.asarray(cam_mat), AMBIENT_ONLY)
+    ours, seg = np.asarray(out.rgb).astype(int), np.asarray(out.segmentation)
+    robot = set(np.asarray(scene.env.scene.index.robot_bodies).tolist())
+    same = (seg == ref_seg) & np.isin(seg, list(robot))
+    assert same.sum() >= 500, "the robot should cover the image"
+    err = np.abs(ours - ref.astype(int)).max(-1)[same]
+    print(f"\n{scene.env.scene.robot.name}: {same.sum()} robot px, colour error median {np.median(err)} "
+          f"p90 {np.percentile(err, 90)} mean {err.mean():.2f}")
+    assert np.median(err) <= 2 and np.percentile(err, 90) <= 12
+    if scene.env.scene.robot.name == "google_robot":  # textured: many colours, not one per link
+        assert len(np.unique(ours[same], axis=0)) >= 50
+
+
+def test_texture_variants_recolour_the_arm_only(scene):
+    """The Google Robot's recolour variants (SIMPLER's urdf_version) repaint the links
+    the variant URDFs switch (shoulder to gripper, fingers) and nothing else; a batch
+    of worlds each drawing its own variant equals each world drawn alone."""
+    g = scene.geometry
+    if scene.env.scene.robot.name == "widowx":
+        assert g.texture_variants == ("",)
+        return
+    from simpler_jax.robots.google_robot import URDF_VERSIONS
+
+    assert set(g.texture_variants) == set(URDF_VERSIONS)
+    with pytest.raises(ValueError, match="recolor_sim"):
+        g.texture_variant("recolour_sim")
+    names = ["", "recolor_tabletop_visual_matching_1", "recolor_cabinet_visual_matching_gripper_only"]
+    variants = jnp.asarray([g.texture_variant(n) for n in names], jnp.int32)
+    qpos = scene.qpos()
+    _, _, cam_pos, cam_mat = _ambient_only_reference(scene, qpos, ARM_VIEW["google_robot"])
+    d = scene.kinematics(jnp.asarray(qpos, jnp.float32))
+    tile = lambda x: jnp.broadcast_to(x, (3,) + x.shape)  # noqa: E731
+    batch = scene.render_batch(tile(d.geom_xpos), tile(d.geom_xmat), tile(jnp.asarray(cam_pos)),
+                               tile(jnp.asarray(cam_mat)), AMBIENT_ONLY, variants)
+    rgb, seg = np.asarray(batch.rgb).astype(int), np.asarray(batch.segmentation[0])
+    m = scene.m
+    link = np.where(seg >= 0, seg, 0)
+    link_names = np.array([m.body(b).name for b in range(m.nbody)])[link]
+    changed = np.abs(rgb[1] - rgb[0]).max(-1) > 0
+    arm = np.isin(link_names, ["link_shoulder", "link_bicep", "link_elbow", "link_forearm", "link_wrist",
+                               "link_gripper"]) & (seg >= 0)
+    fingers = np.char.startswith(link_names, "link_finger") & (seg >= 0)
+    assert changed[arm].mean() > 0.5, "the tabletop recolour repaints the arm"
+    assert not changed[~(arm | fingers)].any(), "and nothing but the arm and fingers"
+    gripper_only = np.abs(rgb[2] - rgb[0]).max(-1) > 0
+    assert not gripper_only[~fingers].any(), "the gripper-only variant repaints the fingers alone"
+    for i in range(3):
+        one = scene.render_one(d.geom_xpos, d.geom_xmat, jnp.asarray(cam_pos), jnp.asarray(cam_mat),
+                               AMBIENT_ONLY, variants[i])
+        np.testing.assert_array_equal(np.asarray(one.rgb), np.asarray(batch.rgb[i]))
+
+
+def test_decimate_keeps_each_kept_face_corner_order():
+    """Per-corner data (UVs) carries over decimation: corner k of a kept face is the
+    cluster of corner k of its original face."""
+    import trimesh
+
+    sphere = trimesh.creation.icosphere(subdivisions=4, radius=0.1)
+    v, f, kept = decimate(sphere.vertices, sphere.faces, 300, return_kept=True)
+    assert len(f) == len(kept) <= 300
+    moved = np.linalg.norm(v[f] - sphere.vertices[sphere.faces[kept]], axis=-1)
+    assert moved.max() < 0.05  # within a cluster cell of its original corner
+    v0, f0, kept0 = decimate(sphere.vertices, sphere.faces, None, return_kept=True)
+    np.testing.assert_array_equal(kept0, np.arange(len(sphere.faces)))

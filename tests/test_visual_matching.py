@@ -328,10 +328,24 @@ def test_eggplant_sink_shows_the_photo():
     assert m.body(eggplant).name.startswith("eggplant") and eggplant in fg  # the eggplant stays in front
 
 
+def _surface_rgb(m, name):
+    """(3,) mean colour of geom `name`: its RGB texture's mean times rgba, else rgba."""
+    g = m.geom(name)
+    mat = int(g.matid[0]) if np.ndim(g.matid) else int(g.matid)
+    rgba = m.mat_rgba[mat] if mat >= 0 else g.rgba
+    tex = int(m.mat_texid[mat, mujoco.mjtTextureRole.mjTEXROLE_RGB]) if mat >= 0 else -1
+    if tex < 0:
+        return np.asarray(rgba[:3])
+    a, n = int(m.tex_adr[tex]), int(m.tex_height[tex] * m.tex_width[tex] * m.tex_nchannel[tex])
+    texels = np.asarray(m.tex_data[a:a + n]).reshape(-1, int(m.tex_nchannel[tex]))[:, :3]
+    return texels.mean(0) / 255.0 * np.asarray(rgba[:3])
+
+
 def test_object_visual_meshes_are_coloured_and_change_no_physics():
-    """Scenes with visuals add each object's visual mesh (massless, non-colliding, its
-    texture's mean colour) and hide the collision pieces from the renderer; masses,
-    inertias, contact pairs and collision geoms are those of the scene without visuals."""
+    """Scenes with visuals add each object's visual mesh (massless, non-colliding, with
+    its UV texture or material colour) and hide the collision pieces from the renderer;
+    masses, inertias, contact pairs and collision geoms are those of the scene without
+    visuals."""
     from simpler_jax.scenes.scene import build_scene, default_scene
     from simpler_jax.objects.build import ObjectSpec
 
@@ -346,8 +360,11 @@ def test_object_visual_meshes_are_coloured_and_change_no_physics():
     assert vis.npair == plain.npair
     cube = vis.geom("baked_green_cube_3cm/visual")
     assert cube.group == 2 and cube.contype == 0 and cube.conaffinity == 0
-    assert cube.rgba[1] > cube.rgba[0] and cube.rgba[1] > cube.rgba[2]  # green
-    carrot = vis.geom("bridge_carrot_generated_modified/visual").rgba
-    assert carrot[0] > carrot[1] > carrot[2]  # orange
+    green = _surface_rgb(vis, "baked_green_cube_3cm/visual")
+    assert green[1] > green[0] and green[1] > green[2]  # green
+    carrot = vis.geom("bridge_carrot_generated_modified/visual")
+    assert carrot.matid >= 0 and vis.mesh_texcoordnum[carrot.dataid] > 0  # drawn with its UV texture
+    orange = _surface_rgb(vis, "bridge_carrot_generated_modified/visual")
+    assert orange[0] > orange[1] > orange[2]  # orange
     assert vis.geom("baked_green_cube_3cm/collision0").group == 3  # hidden behind the visual mesh
     assert vis.geom("eggplant/collision0").group == 0  # no visual mesh: the pieces are drawn

@@ -21,7 +21,6 @@ import numpy as np
 from simpler_jax.assets.paths import MissingAssetError, cache_dir
 
 _CACHE_VERSION = "v1"  # mesh arrays
-_COLOR_VERSION = "v2"  # surface colours
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,61 +89,6 @@ def visual_mesh_file(model_dir: str | pathlib.Path) -> pathlib.Path | None:
     """An object model's visual mesh (`textured.obj`, else `.dae`, else `.glb`), or None."""
     d = pathlib.Path(model_dir)
     return next((d / n for n in VISUAL_MESH_NAMES if (d / n).is_file()), None)
-
-
-def _vertex_colors(geometry) -> np.ndarray | None:
-    """(V, 4) float RGBA in [0, 255] of one trimesh geometry: its texture sampled at the
-    vertex UVs (PBR base colour, else the baked emissive texture of SIMPLER's `baked_*`
-    models), else its material colour (the emission where a baked material's diffuse
-    is black), else its vertex colours."""
-    from trimesh.visual.color import uv_to_color
-
-    visual = geometry.visual
-    n = len(geometry.vertices)
-    material = getattr(visual, "material", None)
-    uv = getattr(visual, "uv", None)
-    if material is not None:
-        for attr in ("baseColorTexture", "image", "emissiveTexture"):
-            image = getattr(material, attr, None)
-            if image is not None and uv is not None and len(uv) == n:
-                return np.asarray(uv_to_color(uv, image), float)
-        color = getattr(material, "main_color", None)
-        emissive = getattr(material, "emissiveFactor", None)
-        if (color is None or not np.any(np.asarray(color)[:3])) and emissive is not None:
-            color = np.append(255.0 * np.asarray(emissive, float)[:3], 255.0)  # baked: colour in emission
-        if color is not None:
-            return np.broadcast_to(np.asarray(color, float)[:4], (n, 4))
-    colors = getattr(visual, "vertex_colors", None)
-    if colors is not None and len(colors) == n:
-        return np.asarray(colors, float)
-    return None
-
-
-def surface_color(path: str | pathlib.Path) -> np.ndarray | None:
-    """Area-weighted mean RGBA (4,) float32 in [0, 1] of a visual mesh's surface, through
-    the cache (one colour per object until the renderer samples textures), or None if
-    the file carries no colour."""
-    import trimesh
-
-    path = pathlib.Path(path)
-    if not path.is_file():
-        raise MissingAssetError(f"missing mesh file {str(path)!r}")
-    cached = _cache_path(path, f"color-{_COLOR_VERSION}")
-    if cached.is_file():
-        with np.load(cached) as z:
-            rgba = z["rgba"]
-        return rgba if rgba.size else None
-    total, acc = 0.0, np.zeros(4)
-    for g in trimesh.load(str(path), force="scene").dump():
-        colors = _vertex_colors(g)
-        if colors is None or not len(g.faces):
-            continue
-        area = np.asarray(g.area_faces, float)
-        acc += (colors[g.faces].mean(axis=1) * area[:, None]).sum(axis=0)
-        total += float(area.sum())
-    rgba = (acc / total / 255.0).astype(np.float32) if total > 0 else np.zeros(0, np.float32)
-    _save_cache(cached, rgba=rgba)
-    return rgba if rgba.size else None
 
 
 def merge_vertices(mesh: MeshArrays, tol: float = 1e-7) -> MeshArrays:

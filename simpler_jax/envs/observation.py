@@ -103,12 +103,18 @@ class Observer:
             self.foreground = jnp.asarray(
                 foreground_body_ids(scene.mj_model, int(scene.index.base_body), spec.always_overlay))
 
-    def __call__(self, model, data, lighting=None, overlay_rgb=None) -> Observation:
+    def texture_variant(self, name: str) -> int:
+        """The `Params.texture_variant` that draws texture variant `name` ("" = the
+        model's own textures; the Google Robot's `URDF_VERSIONS`)."""
+        return self.geometry.texture_variant(name)
+
+    def __call__(self, model, data, lighting=None, overlay_rgb=None, texture_variant=0) -> Observation:
         """lighting: a `simpler_jax.render.lighting.Lighting` (default SIMPLER's default);
-        overlay_rgb: (H, W, 3) uint8 photo at the render size (needed with `spec.overlay`)."""
+        overlay_rgb: (H, W, 3) uint8 photo at the render size (needed with `spec.overlay`);
+        texture_variant: () int (see `texture_variant`)."""
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
-                          self.width, self.height, lighting=lighting)
+                          self.width, self.height, lighting=lighting, texture_variant=texture_variant)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
         if self.foreground is not None:
             if overlay_rgb is None or tuple(overlay_rgb.shape) != (self.height, self.width, 3):

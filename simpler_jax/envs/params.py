@@ -37,6 +37,9 @@ class Params:
     overlay_rgb: (H, W, 3) uint8, the real photo behind the robot and objects in
         Visual Matching (`ObservationSpec(overlay=True)`: H, W the render size;
         `simpler_jax.render.overlay.load_overlay_uint8`); (0, 0, 3) otherwise.
+    texture_variant: () int32, the texture variant the renderer draws (0: the
+        model's own textures; the Google Robot's recolours, SIMPLER's `urdf_version`:
+        `simpler_jax.envs.observation.Observer.texture_variant(name)`).
     """
 
     arm_stiffness: jnp.ndarray
@@ -58,6 +61,7 @@ class Params:
     light_directions: jnp.ndarray
     light_colors: jnp.ndarray
     overlay_rgb: jnp.ndarray
+    texture_variant: jnp.ndarray
 
     def lighting(self):
         from simpler_jax.render.lighting import Lighting
@@ -103,6 +107,7 @@ def default_params(scene: Scene) -> Params:
         scene_joint_qpos=f32(np.zeros(len(scene.index.scene_joint_qpos))),
         light_ambient=light.ambient, light_directions=light.directions, light_colors=light.colors,
         overlay_rgb=jnp.zeros((0, 0, 3), jnp.uint8),
+        texture_variant=jnp.zeros((), jnp.int32),
     )
 
 

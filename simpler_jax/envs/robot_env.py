@@ -117,7 +117,8 @@ class RobotEnv:
         """`state` with `obs` rendered from its data (unchanged without an observer)."""
         if self.observer is None:
             return state
-        return state.replace(obs=self.observer(model, state.data, params.lighting(), params.overlay_rgb))
+        return state.replace(obs=self.observer(model, state.data, params.lighting(), params.overlay_rgb,
+                             params.texture_variant))
 
     def reset_qpos(self, params: Params) -> jax.Array:
         """(nq,) joint positions a reset starts from: robot, objects, scene joints."""
@@ -137,7 +138,8 @@ class RobotEnv:
             raise ValueError("this environment renders nothing: build it with an ObservationSpec")
         model = self.model(params)
         data = mjx.camlight(model, mjx.kinematics(model, mjx.make_data(model).replace(qpos=qpos)))
-        return self.observer(model, data, params.lighting(), params.overlay_rgb)
+        return self.observer(model, data, params.lighting(), params.overlay_rgb,
+                             params.texture_variant)
 
     def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
         idx = self.index

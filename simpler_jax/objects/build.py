@@ -22,9 +22,9 @@ standing bottle, on a base 3 mm out of plane, toppled, in MJX only.
 
 With `visuals=True` the object also gets its visual mesh (`textured.obj`, else
 `.dae`, else `.glb`, as the original) as a massless, non-colliding geom in the
-renderer's visual group, decimated to `VISUAL_FACE_BUDGET` triangles and coloured
-with the area-weighted mean of its texture (`simpler_jax.assets.meshes.surface_color`;
-the renderer has no UV textures yet); the collision pieces then move to the hidden
+renderer's visual group, one geom per material, decimated to `VISUAL_FACE_BUDGET`
+triangles in all, with its UV texture (`simpler_jax.assets.visual_geoms`; baked
+models: their baked texture); the collision pieces then move to the hidden
 collision group. Models without a visual mesh (five in the assets) or without a
 colour keep their collision pieces visible in `FALLBACK_RGBA`.
 """
@@ -131,25 +131,20 @@ def add_object(
 
 
 def _add_visual(spec: mujoco.MjSpec, body, obj: ObjectSpec, model_dir: pathlib.Path) -> bool:
-    """Add `obj`'s coloured visual mesh to `body`; False if it has none (or no colour)."""
-    from simpler_jax.assets.meshes import load_mesh, surface_color, visual_mesh_file
-    from simpler_jax.render.decimate import decimate
+    """Add `obj`'s textured visual mesh to `body`; False if it has none (or no colour)."""
+    from simpler_jax.assets.meshes import visual_mesh_file
+    from simpler_jax.assets.textures import load_textured_parts
+    from simpler_jax.assets.visual_geoms import add_visual_parts
 
     path = visual_mesh_file(model_dir)
-    rgba = None if path is None else surface_color(path)
-    if rgba is None or float(np.max(rgba[:3])) < 0.01:  # no colour, or an unreadable baked texture
+    parts = [] if path is None else load_textured_parts(path)
+    # An unreadable baked texture leaves a black material and no image: no colour.
+    parts = [p for p in parts if p.texture is not None or float(np.max(p.rgba[:3])) >= 0.01]
+    if not parts:
         return False
-    mesh_arrays = load_mesh(path)
-    vertices, faces = decimate(mesh_arrays.vertices, mesh_arrays.faces, VISUAL_FACE_BUDGET)
-    mesh = spec.add_mesh(name=f"{obj.body_name}/visual_mesh")
-    mesh.uservert = np.asarray(vertices, np.float32).ravel()
-    mesh.userface = np.asarray(faces, np.int32).ravel()
-    mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL  # visual meshes need not be closed
-    g = body.add_geom(name=f"{obj.body_name}/visual")
-    g.type = mujoco.mjtGeom.mjGEOM_MESH
-    g.meshname = mesh.name
-    g.group = VISUAL_GROUP
-    g.density = 0.0
-    g.contype, g.conaffinity = 0, 0
-    g.rgba = [float(c) for c in rgba]
+    total = sum(len(p.faces) for p in parts)
+    for k, part in enumerate(parts):  # the face budget shared by the parts' sizes
+        budget = max(4, round(VISUAL_FACE_BUDGET * len(part.faces) / total))
+        add_visual_parts(spec, body, f"{obj.body_name}/visual" + (f"/{k}" if k else ""), [part], VISUAL_GROUP,
+                         max_faces=budget)
     return True

@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def cluster_vertices(vertices: np.ndarray, faces: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
-    """One clustering pass. vertices (V, 3), faces (F, 3) -> (V', 3), (F', 3)."""
+def cluster_vertices(vertices: np.ndarray, faces: np.ndarray, cell: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One clustering pass. vertices (V, 3), faces (F, 3) -> (V', 3), (F', 3) and the
+    (F',) index of each kept face in `faces` (its corners in the same order)."""
     keys = np.floor(vertices / cell).astype(np.int64)
     _, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -26,24 +28,30 @@ def cluster_vertices(vertices: np.ndarray, faces: np.ndarray, cell: float) -> tu
     new_vertices = sums / counts
     f = inverse[faces]
     keep = (f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 2] != f[:, 0])
+    kept = np.nonzero(keep)[0]
     f = f[keep]
     # Drop duplicate faces (same corner set, either winding).
     _, first = np.unique(np.sort(f, axis=1), axis=0, return_index=True)
-    f = f[np.sort(first)]
+    first = np.sort(first)
+    f, kept = f[first], kept[first]
     used = np.unique(f)
     remap = -np.ones(num, np.int64)
     remap[used] = np.arange(len(used))
-    return new_vertices[used], remap[f].astype(np.int32)
+    return new_vertices[used], remap[f].astype(np.int32), kept
 
 
 def decimate(vertices: np.ndarray, faces: np.ndarray, max_faces: int | None,
-             iterations: int = 24) -> tuple[np.ndarray, np.ndarray]:
+             iterations: int = 24, return_kept: bool = False):
     """Simplify a mesh to at most `max_faces` faces (None or a mesh already small
-    enough: returned unchanged). vertices (V, 3) float, faces (F, 3) int."""
+    enough: returned unchanged). vertices (V, 3) float, faces (F, 3) int ->
+    (V', 3), (F', 3), and with `return_kept` also the (F',) index of each kept face
+    in `faces` (corner k of a kept face is corner k of that face: per-corner data
+    such as UVs carries over)."""
     vertices = np.asarray(vertices, np.float64)
     faces = np.asarray(faces, np.int64)
     if max_faces is None or len(faces) <= max_faces:
-        return vertices, faces.astype(np.int32)
+        out = (vertices, faces.astype(np.int32), np.arange(len(faces)))
+        return out if return_kept else out[:2]
     if max_faces < 4:
         raise ValueError(f"max_faces must be >= 4, got {max_faces}")
     extent = float(np.max(vertices.max(0) - vertices.min(0)))
@@ -52,11 +60,11 @@ def decimate(vertices: np.ndarray, faces: np.ndarray, max_faces: int | None,
     best = cluster_vertices(vertices, faces, hi)
     for _ in range(iterations):
         cell = float(np.sqrt(lo * hi))
-        v, f = cluster_vertices(vertices, faces, cell)
+        v, f, kept = cluster_vertices(vertices, faces, cell)
         if len(f) > max_faces:
             lo = cell
         else:
-            hi, best = cell, (v, f)
+            hi, best = cell, (v, f, kept)
             if len(f) >= 0.9 * max_faces:
                 break
-    return best
+    return best if return_kept else best[:2]

@@ -15,6 +15,18 @@ Shapes (T triangles, G visible geoms, B bodies of the model):
     geom_body    (G,)      int32    MuJoCo body id
     geom_seg     (G,)      int32    id written to the segmentation image
     body_seg     (B,)      int32    segmentation id per body (body id by default)
+    tri_uv       (T, 3, 2) float32  texture coordinates of each corner (MuJoCo's
+                                    convention: v from the image's top row)
+    geom_texture (V, G)    int32    slot in `textures` per texture variant, -1: none
+    textures     (K, S, S, 3) uint8 every texture the geoms use, resampled to S x S
+
+Textures: a mesh geom whose material has an RGB texture and whose mesh has texture
+coordinates is drawn with that texture times its rgba (`simpler_jax.render.texture`);
+other geoms, primitives included, with their rgba alone. Texture variants: a model
+material `M` with extra textures `M@<variant>` (`simpler_jax.assets.visual_geoms`)
+gets one row of `geom_texture` per variant name (`texture_variants`; row 0 is the
+model's own textures; a geom without a variant keeps its texture), and a world
+picks its row at render time.
 """
 
 from __future__ import annotations
@@ -34,6 +46,11 @@ DEFAULT_GEOM_GROUPS = (0, 1, 2)  # mjvOption's default visible groups
 # nail fell to 0.90 and the Bridge spoon to 0.86 (vertex clustering thins small and
 # thin meshes).
 DEFAULT_MAX_FACES_PER_MESH = 2000
+# Texels per side of each texture in the render geometry. The Google Robot's 2048 px
+# atlas covers the whole robot; at 512 a link's part of it has about as many texels
+# as the link has pixels in a 640x512 policy image (no mip-mapping: smaller renders
+# sample it sparsely).
+DEFAULT_TEXTURE_SIZE = 512
 _PRIMITIVES = (G.mjGEOM_BOX, G.mjGEOM_PLANE, G.mjGEOM_SPHERE, G.mjGEOM_ELLIPSOID,
                G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER)
 
@@ -47,6 +64,10 @@ class RenderGeometry:
     geom_body: jnp.ndarray
     geom_seg: jnp.ndarray
     body_seg: jnp.ndarray
+    tri_uv: jnp.ndarray
+    geom_texture: jnp.ndarray
+    textures: jnp.ndarray
+    texture_variants: tuple[str, ...] = flax.struct.field(pytree_node=False, default=("",))
     far: float = flax.struct.field(pytree_node=False, default=50.0)  # background depth (m)
     near: float = flax.struct.field(pytree_node=False, default=0.01)  # nearest visible depth (m)
 
@@ -54,10 +75,17 @@ class RenderGeometry:
     def num_triangles(self) -> int:
         return int(self.tri_geom.shape[0])
 
+    def texture_variant(self, name: str) -> int:
+        """Row of `geom_texture` for texture variant `name` ("" = the model's own)."""
+        if name not in self.texture_variants:
+            raise ValueError(f"unknown texture variant {name!r}; allowed: {self.texture_variants}")
+        return self.texture_variants.index(name)
+
 
 def geom_triangles(m: mujoco.MjModel, g: int, max_faces_per_mesh: int | None,
-                   segments: int = 16) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (V, 3), faces (F, 3)) of geom `g` in its geom frame."""
+                   segments: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertices (V, 3), faces (F, 3), corner uv (F, 3, 2)) of geom `g` in its geom
+    frame (uv zero where the geom has no texture coordinates)."""
     t = int(m.geom_type[g])
     if t == G.mjGEOM_MESH:
         mid = int(m.geom_dataid[g])
@@ -65,10 +93,58 @@ def geom_triangles(m: mujoco.MjModel, g: int, max_faces_per_mesh: int | None,
         f0, nf = int(m.mesh_faceadr[mid]), int(m.mesh_facenum[mid])
         verts = np.asarray(m.mesh_vert[v0:v0 + nv], np.float64)
         faces = np.asarray(m.mesh_face[f0:f0 + nf], np.int64)
-        return decimate(verts, faces, max_faces_per_mesh)
+        uv = np.zeros((nf, 3, 2), np.float32)
+        if m.mesh_texcoordnum[mid] > 0:
+            t0 = int(m.mesh_texcoordadr[mid])
+            uv = np.asarray(m.mesh_texcoord, np.float32)[t0 + np.asarray(m.mesh_facetexcoord[f0:f0 + nf])]
+        verts, faces, kept = decimate(verts, faces, max_faces_per_mesh, return_kept=True)
+        return verts, faces, uv[kept]
     if t in _PRIMITIVES:
-        return primitive_mesh(t, m.geom_size[g], segments)
+        verts, faces = primitive_mesh(t, m.geom_size[g], segments)
+        return verts, faces, np.zeros((len(faces), 3, 2), np.float32)
     raise ValueError(f"geom {m.geom(g).name!r}: type {t} is not supported by the renderer")
+
+
+def _rgb_texture(m: mujoco.MjModel, g: int) -> int:
+    """Model texture id of geom `g`'s RGB texture, -1 if it is drawn untextured."""
+    mat = int(m.geom_matid[g])
+    if mat < 0 or int(m.geom_type[g]) != G.mjGEOM_MESH or m.mesh_texcoordnum[m.geom_dataid[g]] == 0:
+        return -1
+    tex = int(m.mat_texid[mat, mujoco.mjtTextureRole.mjTEXROLE_RGB])
+    if tex < 0 or int(m.tex_type[tex]) != mujoco.mjtTexture.mjTEXTURE_2D:
+        return -1
+    return tex
+
+
+def _texture_image(m: mujoco.MjModel, tex: int, size: int) -> np.ndarray:
+    from simpler_jax.assets.textures import resample_texture
+
+    h, w, c = int(m.tex_height[tex]), int(m.tex_width[tex]), int(m.tex_nchannel[tex])
+    a = int(m.tex_adr[tex])
+    image = np.asarray(m.tex_data[a:a + h * w * c], np.uint8).reshape(h, w, c)
+    return resample_texture(np.repeat(image, 3, axis=-1) if c == 1 else image[..., :3], size)
+
+
+def texture_tables(m: mujoco.MjModel, geoms: list[int], size: int):
+    """(variant names (V,), geom_texture (V, G) int32, textures (K, S, S, 3) uint8)
+    for the visible `geoms` (see module docstring)."""
+    from simpler_jax.assets.visual_geoms import VARIANT_SEPARATOR
+
+    base = [_rgb_texture(m, g) for g in geoms]
+    names = {m.texture(t).name: t for t in range(m.ntex)}
+    variants = sorted({n.split(VARIANT_SEPARATOR, 1)[1] for n in names if VARIANT_SEPARATOR in n})
+    slots: dict[int, int] = {}
+    rows = []
+    for variant in [""] + variants:
+        row = []
+        for g, t in zip(geoms, base):
+            if t >= 0 and variant:
+                t = names.get(f"{m.material(m.geom_matid[g]).name}{VARIANT_SEPARATOR}{variant}", t)
+            row.append(-1 if t < 0 else slots.setdefault(t, len(slots)))
+        rows.append(row)
+    images = [_texture_image(m, t, size) for t in slots]  # dicts keep insertion order
+    textures = np.stack(images) if images else np.zeros((1, 1, 1, 3), np.uint8)
+    return ("",) + tuple(variants), np.asarray(rows, np.int32).reshape(len(rows), len(geoms)), textures
 
 
 def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[int]:
@@ -82,22 +158,27 @@ def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[in
 
 def render_geometry(m: mujoco.MjModel, max_faces_per_mesh: int | None = DEFAULT_MAX_FACES_PER_MESH,
                     geom_groups=DEFAULT_GEOM_GROUPS, segmentation: str = "body",
-                    segments: int = 16) -> RenderGeometry:
+                    segments: int = 16, texture_size: int = DEFAULT_TEXTURE_SIZE) -> RenderGeometry:
     """Extract the render geometry of `m` (see module docstring).
 
     segmentation: "body" (segmentation ids are MuJoCo body ids) or "geom" (geom ids).
     max_faces_per_mesh: triangle budget of each mesh geom (None: keep every triangle).
+    texture_size: texels per side of every texture kept (S).
     """
+    if not isinstance(texture_size, int) or texture_size < 1:
+        raise ValueError(f"texture_size must be a positive int, got {texture_size!r}")
     if segmentation not in ("body", "geom"):
         raise ValueError(f"segmentation must be 'body' or 'geom', got {segmentation!r}")
     geoms = visible_geoms(m, geom_groups)
     if not geoms:
         raise ValueError("the model has no visible geom in groups %s" % (tuple(geom_groups),))
-    tris, tri_geom = [], []
+    tris, tri_geom, tri_uv = [], [], []
     for k, g in enumerate(geoms):
-        v, f = geom_triangles(m, g, max_faces_per_mesh, segments)
+        v, f, uv = geom_triangles(m, g, max_faces_per_mesh, segments)
         tris.append(v[f])
+        tri_uv.append(uv)
         tri_geom.append(np.full(len(f), k, np.int32))
+    variants, geom_texture, textures = texture_tables(m, geoms, texture_size)
     rgba = np.array([m.mat_rgba[m.geom_matid[g]] if m.geom_matid[g] >= 0 else m.geom_rgba[g]
                      for g in geoms], np.float32)
     body = np.array([m.geom_bodyid[g] for g in geoms], np.int32)
@@ -110,6 +191,10 @@ def render_geometry(m: mujoco.MjModel, max_faces_per_mesh: int | None = DEFAULT_
         geom_body=jnp.asarray(body),
         geom_seg=jnp.asarray(seg),
         body_seg=jnp.asarray(np.arange(m.nbody, dtype=np.int32)),
+        tri_uv=jnp.asarray(np.concatenate(tri_uv).astype(np.float32)),
+        geom_texture=jnp.asarray(geom_texture),
+        textures=jnp.asarray(textures),
+        texture_variants=variants,
         far=float(m.vis.map.zfar * m.stat.extent),
         near=float(m.vis.map.znear * m.stat.extent),
     )

@@ -14,8 +14,9 @@ Algorithm (see `simpler_jax.render.raster`): triangles -> camera frame -> edge f
 (exact perspective depth, no near-plane clipping); back faces culled (closed,
 outward-wound meshes; no change in any measured IoU); visibility tile-binned (16x16
 tiles, nearest-first lists of up to 1024 triangles, front-to-back chunks of 64 with
-occlusion early-out) or brute force; then flat Lambert shading
-(`simpler_jax.render.lighting`). No shadows, textures, specular or anti-aliasing.
+occlusion early-out) or brute force; then the surface colour (UV texture, bilinear,
+or geom colour: `simpler_jax.render.texture`) and flat Lambert shading
+(`simpler_jax.render.lighting`). No specular term, mip-mapping or anti-aliasing.
 
 Why tiled (measured on CPU, one core of a shared 2-core EPYC, no GPU was available;
 `benchmarks/render.py`, robot at its initial pose, 1000-triangle mesh budget,
@@ -54,6 +55,7 @@ from simpler_jax.render import raster
 from simpler_jax.render.camera import camera_from_data, focal_length, pixel_coords
 from simpler_jax.render.geometry import RenderGeometry
 from simpler_jax.render.lighting import Lighting, in_camera_frame, shade, simpler_default_lighting
+from simpler_jax.render.texture import surface_albedo
 
 METHODS = ("tiled", "brute")
 
@@ -69,7 +71,7 @@ class RenderOutput:
 def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy,
                 width: int, height: int, lighting: Lighting | None = None, method: str = "tiled",
                 tile: int = 16, max_per_tile: int = 2048, chunk: int = 256,
-                cull_backfaces: bool = True) -> RenderOutput:
+                cull_backfaces: bool = True, texture_variant=0) -> RenderOutput:
     """`render` plus the tiled method's exactness check (see `render`)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {METHODS}")
@@ -100,7 +102,8 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     normal = jnp.cross(b - a, c - a)
     normal = normal / jnp.maximum(jnp.linalg.norm(normal, axis=-1, keepdims=True), 1e-12)
     view = jnp.concatenate([xy, -jnp.ones_like(xy[..., :1])], -1)
-    rgb = shade(geometry.geom_rgba[geom, :3], normal[safe_tri], view, in_camera_frame(lighting, cam_mat))
+    albedo = surface_albedo(geometry, forms, tri, xy, texture_variant)
+    rgb = shade(albedo, normal[safe_tri], view, in_camera_frame(lighting, cam_mat))
     rgb = jnp.where(hit[..., None], rgb, 0.0)
     return RenderOutput(jnp.round(rgb * 255.0).astype(jnp.uint8), depth, seg, unsafe)
 
@@ -114,6 +117,8 @@ def render(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fov
     Keywords (static): lighting (default `simpler_default_lighting()`), method
     ("tiled" or "brute"), tile (pixels), max_per_tile, chunk (brute force triangle
     chunk), cull_backfaces (default True: the meshes are closed and wound outward).
+    texture_variant: () int, traced: the row of `geometry.geom_texture` to draw
+    (`geometry.texture_variant(name)`; 0, the default, is the model's own textures).
     """
     out = render_full(geometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy, width, height, **kw)
     return out.rgb, out.depth, out.segmentation

@@ -8,7 +8,8 @@ Two collision modes:
   with objects). No robot self-collision.
 - "original" (the MuJoCo C reference): every collision mesh at full hull
   resolution, colliding with everything (MuJoCo's default parent/child filter).
-Visual meshes (group 2, no collision, no mass) are added only when asked.
+Visual meshes (group 2, no collision, no mass, with their UV textures:
+`simpler_jax.assets.visual_geoms`) are added only when asked.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import mujoco
 import numpy as np
 
 from simpler_jax.assets.meshes import load_mesh
+from simpler_jax.assets.textures import load_textured_parts
+from simpler_jax.assets.visual_geoms import add_texture_variant, add_visual_parts
 from simpler_jax.robots.config import RobotConfig
 from simpler_jax.robots.urdf import Joint, Link, Shape, Urdf, read_urdf
 from simpler_jax.utils.rotations_np import rpy_to_quat
@@ -143,10 +146,35 @@ class _RobotWriter:
         self.by_link[link.name] = tuple(names)
         if self.visuals:
             for i, shape in enumerate(link.visuals):
-                if shape.kind != "mesh":
+                if shape.kind == "mesh":
+                    self.visual_geoms(body, f"{link.name}/visual{i}", shape)
+
+    def visual_geoms(self, body, name: str, shape: Shape) -> None:
+        """The textured visual mesh of `shape` (grey where the file has no colour)."""
+        parts = load_textured_parts(shape.filename)
+        if parts:
+            add_visual_parts(self.spec, body, name, parts, VISUAL_GROUP, scale=shape.scale,
+                             pos=shape.origin.xyz, quat=rpy_to_quat(shape.origin.rpy))
+        else:
+            g = self.mesh_geom(body, name, shape, None, VISUAL_GROUP)
+            g.contype, g.conaffinity = 0, 0
+
+    def texture_variant(self, variant: str, variant_urdf: Urdf) -> None:
+        """`variant_urdf`'s textures as texture variant `variant` of the visual geoms
+        (`simpler_jax.assets.visual_geoms.add_texture_variant`): each visual whose
+        file differs from this URDF's shows that file's images, part by part."""
+        for name, link in self.urdf.links.items():
+            other = variant_urdf.links.get(name)
+            if other is None or self.spec.body(name) is None:
+                continue
+            for i, (shape, alt) in enumerate(zip(link.visuals, other.visuals)):
+                if shape.kind != "mesh" or alt.kind != "mesh" or str(shape.filename) == str(alt.filename):
                     continue
-                g = self.mesh_geom(body, f"{link.name}/visual{i}", shape, None, VISUAL_GROUP)
-                g.contype, g.conaffinity = 0, 0
+                parts = zip(load_textured_parts(shape.filename), load_textured_parts(alt.filename))
+                for k, (part, alt_part) in enumerate(parts):
+                    if part.texture is not None and alt_part.texture is not None:
+                        geom = f"{link.name}/visual{i}" + (f"/{k}" if k else "")
+                        add_texture_variant(self.spec, geom, variant, alt_part.texture)
 
     def body(self, parent, urdf: Urdf, link_name: str, joint: Joint | None):
         link = urdf.links[link_name]
@@ -204,6 +232,9 @@ def add_robot(
     root = writer.body(spec.worldbody, urdf, urdf.root, None)
     root.pos = np.asarray(base_pos, float)
     root.quat = np.asarray(base_quat, float)
+    if visuals:
+        for variant, rel in config.texture_variant_urdfs:
+            writer.texture_variant(variant, read_urdf(pathlib.Path(asset_root) / rel))
     for name in config.controlled_joints:
         if spec.joint(name) is None:
             raise ValueError(f"{config.name}: URDF has no joint {name!r}")

@@ -45,6 +45,9 @@ class RobotConfig:
     # Rotor inertia added to each finger joint (kg m^2 or kg), both collision modes.
     # A numerical stabiliser, not a SIMPLER parameter (see `simpler_jax.robots.google_robot`).
     finger_armature: float = 0.0
+    # Texture variants of the visual meshes: (variant name, URDF path relative to the
+    # asset root) whose visuals differ from `urdf`'s in their textures alone.
+    texture_variant_urdfs: tuple[tuple[str, str], ...] = ()
 
     @property
     def substeps(self) -> int:

@@ -115,6 +115,8 @@ CONFIG = RobotConfig(
     control_freq=3,
     keep_links=("link_gripper_tcp", "link_camera"),
     drop_links=("link_base_inertial",),
+    texture_variant_urdfs=tuple(
+        (v, f"{URDF_DIR}/google_robot_meta_sim_fix_wheel_fix_fingertip_{v}.urdf") for v in URDF_VERSIONS if v),
 )
 
 
@@ -122,5 +124,4 @@ def urdf_for_version(version: str = "") -> str:
     """The URDF path (relative to the asset root) of a texture variant."""
     if version not in URDF_VERSIONS:
         raise ValueError(f"unknown Google Robot urdf_version {version!r}; allowed: {URDF_VERSIONS}")
-    suffix = f"_{version}" if version else ""
-    return f"{URDF_DIR}/google_robot_meta_sim_fix_wheel_fix_fingertip{suffix}.urdf"
+    return dict(CONFIG.texture_variant_urdfs).get(version, CONFIG.urdf)

@@ -6,6 +6,8 @@ exact uint8 truncation, compositing under jit/vmap, and the foreground body ids 
 small MjSpec scene (also rendered and composited end to end).
 """
 
+import functools
+
 import chex
 import jax
 import jax.numpy as jnp
@@ -275,20 +277,28 @@ def test_render_and_composite_end_to_end():
 # ------------------------------------------------------------ task scenes, in the env
 
 
-def _task_image(task: str, episode: int):
-    """(rgb, segmentation, foreground mask, photo, env) of `task`'s reset pose, Visual
-    Matching on, at 160 px wide (the photo resized to it), rendered by the environment's
-    own observer (`RobotEnv.observe_qpos`)."""
+@functools.lru_cache(maxsize=None)
+def _task_env(task: str):
+    """(TaskEnv with Visual Matching at 160 px wide, its jitted `observe_qpos` at the
+    reset pose), built and compiled once per task."""
     from simpler_jax.envs.observation import ObservationSpec
     from simpler_jax.tasks.env import TaskEnv
 
     env = TaskEnv(task, observation=ObservationSpec(width=160, height=128 if "google" in task else 120,
                                                     overlay=True, segmentation=True))
     robot = env.env
-    params = jax.tree.map(lambda x: x[0], env.episode_params([episode]).robot)
-    obs = jax.jit(lambda p: robot.observe_qpos(p, robot.reset_qpos(p)))(params)
+    return env, jax.jit(lambda p: robot.observe_qpos(p, robot.reset_qpos(p)))
+
+
+def _task_image(task: str, episode: int, urdf_version: str = ""):
+    """(rgb, segmentation, foreground mask, photo, env) of `task`'s reset pose, Visual
+    Matching on, at 160 px wide (the photo resized to it), rendered by the environment's
+    own observer (`RobotEnv.observe_qpos`)."""
+    env, observe = _task_env(task)
+    params = jax.tree.map(lambda x: x[0], env.episode_params([episode], urdf_version=urdf_version).robot)
+    obs = observe(params)
     rgb, seg = np.asarray(obs.rgb), np.asarray(obs.segmentation)
-    mask = np.isin(seg, np.asarray(robot.observer.foreground))
+    mask = np.isin(seg, np.asarray(env.env.observer.foreground))
     return rgb, seg, mask, np.asarray(params.overlay_rgb), env
 
 
@@ -312,6 +322,20 @@ def test_task_scene_composite_shows_the_photo_behind_robot_and_objects(task, epi
         assert shown & under and 0.2 < mask.mean() < 0.7
     else:
         assert 0.02 < mask.mean() < 0.2
+
+
+def test_urdf_version_recolours_the_google_robot_in_the_task_images():
+    """SIMPLER's `urdf_version` per world (`episode_params(urdf_version=...)`): the
+    cabinet recolour repaints robot pixels only, through the same compiled program;
+    an unknown version names the allowed ones."""
+    rgb, seg, mask, photo, env = _task_image("google_robot_close_drawer", 13)
+    recoloured, seg2, _, _, _ = _task_image("google_robot_close_drawer", 13, "recolor_cabinet_visual_matching_1")
+    np.testing.assert_array_equal(seg2, seg)
+    changed = (recoloured != rgb).any(axis=-1)
+    robot = np.isin(seg, env.scene.index.robot_bodies)
+    assert changed.any() and not changed[~robot].any()
+    with pytest.raises(ValueError, match="recolor_sim"):
+        env.episode_params([13], urdf_version="recolor")
 
 
 def test_eggplant_sink_shows_the_photo():

@@ -135,14 +135,19 @@ class TaskEnv:
         self.max_grasp_angle = contacts.GRASP_MAX_ANGLE_DEG[self.spec.robot]
 
     # ------------------------------------------------------------- parameters
-    def episode_params(self, episode_ids) -> TaskParams:
-        """TaskParams for `episode_ids` of this scene, stacked on a leading world axis."""
+    def episode_params(self, episode_ids, urdf_version: str = "") -> TaskParams:
+        """TaskParams for `episode_ids` of this scene, stacked on a leading world axis.
+
+        urdf_version: the robot texture variant the observations draw (SIMPLER's
+        `urdf_version`: "" or one of the Google Robot's `URDF_VERSIONS`; the Visual
+        Matching score averages the first four)."""
         unknown = [e for e in episode_ids if e not in self.episodes]
         if unknown:
             raise ValueError(
                 f"episode ids {unknown} are not in task {self.spec.name!r} scene {self.scene_key!r}; "
                 f"allowed: {sorted(self.episodes)}")
         base = self.env.default_params()
+        base = base.replace(texture_variant=jnp.asarray(self._texture_variant(urdf_version), jnp.int32))
         worlds = [self._one(base, self.episodes[e]) for e in episode_ids]
         return jax.tree.map(lambda *xs: jnp.stack(xs), *worlds)
 
@@ -165,6 +170,16 @@ class TaskEnv:
             robot = robot.replace(overlay_rgb=jnp.asarray(self._overlay(ep)))
         i32 = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
         return TaskParams(robot, i32(ep.source), i32(ep.target), i32(ep.drawer), jnp.asarray(self.bbox_size))
+
+    def _texture_variant(self, urdf_version: str) -> int:
+        from simpler_jax.robots.google_robot import URDF_VERSIONS
+
+        allowed = URDF_VERSIONS if self.spec.robot == "google_robot" else ("",)
+        if urdf_version not in allowed:
+            raise ValueError(f"unknown urdf_version {urdf_version!r} for the {self.spec.robot} robot; "
+                             f"allowed: {allowed}")
+        observer = self.env.observer
+        return 0 if observer is None else observer.texture_variant(urdf_version)
 
     def _overlay(self, ep) -> np.ndarray:
         if ep.overlay is None:

@@ -21,7 +21,7 @@ from scipy import ndimage  # noqa: E402
 from simpler_jax.envs.observation import ObservationSpec, Observer  # noqa: E402
 from simpler_jax.render import make_lighting, render_full, render_geometry  # noqa: E402
 from simpler_jax.render.camera import pixel_coords  # noqa: E402
-from simpler_jax.render.shadow import ShadowSpec, light_visibility  # noqa: E402
+from simpler_jax.render.shadow import ShadowSpec, light_frame, light_visibility, shadow_map  # noqa: E402
 
 W = H = 64
 BOX_CENTRE, BOX_HALF = np.array([0.0, 0.0, 0.65]), 0.15  # spans z 0.5-0.8
@@ -158,6 +158,25 @@ def test_no_acne_on_the_box(rig, angle):
     top = box & (np.abs(rig.world_points(out.depth)[..., 2] - 0.8) < 1e-3)
     assert top.sum() >= 20
     np.testing.assert_array_equal(np.asarray(out.rgb)[box], np.asarray(base.rgb)[box])
+
+
+def test_map_holds_the_light_facing_surface_nearest_the_light(rig):
+    """Vertical light, map centred at z 0.3: s = z - 0.3 + depth_below of the box's top
+    (z 0.8) inside its footprint, of the floor (z 0) elsewhere; back faces (the box's
+    bottom) are culled, front faces kept."""
+    gid = rig.geometry.geom_id
+    frame = light_frame(jnp.array([0.0, 0.0, -1.0]), jnp.asarray(SPEC.centre))
+    depth_map, unsafe = jax.jit(lambda: shadow_map(
+        SPEC, rig.geometry.tri_vertices, rig.geometry.tri_geom, jnp.asarray(rig.d.geom_xpos, jnp.float32)[gid],
+        jnp.asarray(rig.d.geom_xmat, jnp.float32).reshape(-1, 3, 3)[gid], frame))()
+    chex.assert_shape(depth_map, (SPEC.resolution, SPEC.resolution))
+    assert not np.any(np.asarray(unsafe))
+    centres = (np.arange(SPEC.resolution) + 0.5) / SPEC.focal - SPEC.half_extent  # texel centres (m)
+    x, y = np.meshgrid(centres, -centres)  # row 0 is +y (lx = world x, ly = world y)
+    under_box = (np.abs(x) < BOX_HALF - 0.01) & (np.abs(y) < BOX_HALF - 0.01)
+    on_floor = (np.abs(x) > BOX_HALF + 0.01) | (np.abs(y) > BOX_HALF + 0.01)
+    np.testing.assert_allclose(np.asarray(depth_map)[under_box], 0.5 + SPEC.depth_below, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(depth_map)[on_floor], -0.3 + SPEC.depth_below, atol=1e-5)
 
 
 def mujoco_shadow_mask(direction):

@@ -15,9 +15,10 @@ the camera size before a policy resizes the image (`simpler_jax.render.overlay`:
 foreground = the robot and every body with geoms except the world and the
 `always_overlay` bodies; background pixels are the photo's bytes exactly).
 
-Shadows (`shadows=ShadowSpec(...)`): the main light (the first of the world's
-lighting, SIMPLER's shadow-casting light) casts shadows by shadow mapping
-(`simpler_jax.render.shadow`); None (default) renders none and compiles no shadow pass.
+Shadows (`shadows=ShadowSpec(...)`): one light of the world's lighting (by default
+the first, the main light, which casts SIMPLER's shadows) casts shadows by shadow
+mapping (`simpler_jax.render.shadow`); None (default) renders none and compiles no
+shadow pass.
 
 With no `ObservationSpec` nothing is rendered: `State.obs` is None (an empty pytree)
 and the compiled step contains no rendering at all.

@@ -270,7 +270,8 @@ def main():
     p.add_argument("--no-brute", action="store_true", help="skip the brute-force method")
     p.add_argument("--no-images", action="store_true", help="measure only, write no PNGs")
     p.add_argument("--shadows", action="store_true", help="also time the tiled rows with the main light's shadows")
-    p.add_argument("--shadow-resolution", type=int, default=None, help="shadow map texels per side (default: ShadowSpec's)")
+    p.add_argument("--shadow-resolution", type=int, default=None,
+                   help="shadow map texels per side (default: ShadowSpec's)")
     p.add_argument("--out-dir", default="benchmarks/out/render")
     args = p.parse_args()
     args.budget = None if args.budget == 0 else args.budget

@@ -12,7 +12,12 @@ camera) it
 Results go to `--out-dir/render.json` and a table on stdout.
 
     python benchmarks/render.py [--worlds 1 4] [--widths 160 320 640] [--budget 2000]
-        [--repeats 3] [--no-brute] [--no-images] [--out-dir benchmarks/out/render]
+        [--repeats 3] [--no-brute] [--no-images] [--shadows [--shadow-resolution 256]]
+        [--out-dir benchmarks/out/render]
+
+With `--shadows` every tiled row is also timed with the main light's shadows
+(`ShadowSpec()`, or with `resolution=--shadow-resolution`) in the same run, and the row gets
+`shadow_images_per_s` and `shadow_cost_ratio` (seconds with / without).
 
 Without an OpenGL context (no EGL/OSMesa) the accuracy columns are left empty and
 the reason is recorded; the timings of ours are still measured.
@@ -141,6 +146,22 @@ def _time(fn, args, repeats):
     return out, compile_s, best
 
 
+def _time_shadows(args, one, batch, best_without) -> dict:
+    """Time `one` with the main light's shadows; {} without --shadows."""
+    if not args.shadows:
+        return {}
+    import jax
+
+    from simpler_jax.render.shadow import ShadowSpec
+
+    spec = ShadowSpec() if args.shadow_resolution is None else ShadowSpec(resolution=args.shadow_resolution)
+    out, compile_s, best = _time(jax.jit(jax.vmap(lambda *a: one(*a, shadow=spec))), batch, args.repeats)
+    worlds = batch[0].shape[0]
+    return dict(shadow_resolution=spec.resolution, shadow_images_per_s=worlds / best, shadow_seconds=best,
+                shadow_compile_s=compile_s, shadow_cost_ratio=best / best_without,
+                shadow_unsafe_tiles=int(np.asarray(out.unsafe_tiles).max()))
+
+
 def _write(out_dir, budget, rows):
     import jax
 
@@ -178,12 +199,14 @@ def run(args) -> dict:
             methods = ["tiled"] + (["brute"] if width == min(args.widths) and not args.no_brute else [])
             for method in methods:
                 for worlds in args.worlds if method == "tiled" else [1]:
-                    def one(xpos, xmat, cpos, cmat, method=method, width=width, height=height):
-                        return render_full(geometry, xpos, xmat, cpos, cmat, fovy, width, height, method=method)
+                    def one(xpos, xmat, cpos, cmat, method=method, width=width, height=height, shadow=None):
+                        return render_full(geometry, xpos, xmat, cpos, cmat, fovy, width, height, method=method,
+                                           shadow=shadow)
 
                     fn = jax.jit(jax.vmap(one))
                     batch = tuple(jnp.broadcast_to(jnp.asarray(a, jnp.float32), (worlds,) + a.shape) for a in single)
                     out, compile_s, best = _time(fn, batch, args.repeats)
+                    shadow = _time_shadows(args, one, batch, best) if method == "tiled" else {}
                     seg, depth = np.asarray(out.segmentation[0]), np.asarray(out.depth[0])
                     # Every world renders the same pose: the last must equal the first.
                     same = bool(np.array_equal(np.asarray(out.segmentation[-1]), seg))
@@ -194,7 +217,7 @@ def run(args) -> dict:
                         compile_s=compile_s, min_iou=min(ious.values()) if ious else None, ious=ious,
                         median_depth_err_m=depth_err, unsafe_tiles=int(np.asarray(out.unsafe_tiles).max()),
                         worlds_agree=same, mujoco_gl_rgb_images_per_s=gl_ips, mujoco_gl_error=gl_error,
-                        extract_s=extract_s,
+                        extract_s=extract_s, **shadow,
                     ))
                     _write(out_dir, args.budget, rows)
                     r = rows[-1]
@@ -204,6 +227,10 @@ def run(args) -> dict:
                     print(f"{robot:13s} {method:6s} {worlds:4d} {width:4d}x{height:<4d} "
                           f"{r['images_per_s']:9.2f} img/s  compile {compile_s:5.1f}s  {acc}  "
                           f"unsafe {r['unsafe_tiles']}  ({gl})", flush=True)
+                    if shadow:
+                        print(f"    with shadows: {shadow['shadow_images_per_s']:.2f} img/s, "
+                              f"x{shadow['shadow_cost_ratio']:.1f} the time, compile "
+                              f"{shadow['shadow_compile_s']:.1f}s, unsafe {shadow['shadow_unsafe_tiles']}", flush=True)
                     if method == "tiled" and worlds == args.worlds[0] and ious:
                         print("    IoU per body:", ious, flush=True)
         # Full-resolution side-by-side images.
@@ -242,6 +269,9 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-brute", action="store_true", help="skip the brute-force method")
     p.add_argument("--no-images", action="store_true", help="measure only, write no PNGs")
+    p.add_argument("--shadows", action="store_true", help="also time the tiled rows with the main light's shadows")
+    p.add_argument("--shadow-resolution", type=int, default=None,
+                   help="shadow map texels per side (default: ShadowSpec's)")
     p.add_argument("--out-dir", default="benchmarks/out/render")
     args = p.parse_args()
     args.budget = None if args.budget == 0 else args.budget

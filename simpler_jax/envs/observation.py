@@ -15,6 +15,11 @@ the camera size before a policy resizes the image (`simpler_jax.render.overlay`:
 foreground = the robot and every body with geoms except the world and the
 `always_overlay` bodies; background pixels are the photo's bytes exactly).
 
+Shadows (`shadows=ShadowSpec(...)`): one light of the world's lighting (by default
+the first, the main light, which casts SIMPLER's shadows) casts shadows by shadow
+mapping (`simpler_jax.render.shadow`); None (default) renders none and compiles no
+shadow pass.
+
 With no `ObservationSpec` nothing is rendered: `State.obs` is None (an empty pytree)
 and the compiled step contains no rendering at all.
 
@@ -36,6 +41,7 @@ from simpler_jax.render import render_full, render_geometry
 from simpler_jax.render.geometry import DEFAULT_MAX_FACES_PER_MESH
 from simpler_jax.render.camera import camera_from_data
 from simpler_jax.render.overlay import composite, foreground_body_ids, foreground_mask
+from simpler_jax.render.shadow import ShadowSpec
 
 
 @flax.struct.dataclass
@@ -55,7 +61,8 @@ class ObservationSpec:
     max_faces_per_mesh: triangle budget of each visual mesh (see
     `simpler_jax.render.geometry`). overlay: composite over `Params.overlay_rgb`
     (Visual Matching); always_overlay: names of bodies shown from the photo, not the
-    simulation (the eggplant task's sink).
+    simulation (the eggplant task's sink). shadows: a
+    `simpler_jax.render.shadow.ShadowSpec` for the main light's shadows, or None.
     """
 
     width: int | None = None
@@ -66,8 +73,11 @@ class ObservationSpec:
     max_faces_per_mesh: int | None = DEFAULT_MAX_FACES_PER_MESH
     overlay: bool = False
     always_overlay: tuple[str, ...] = ()
+    shadows: ShadowSpec | None = None
 
     def __post_init__(self):
+        if self.shadows is not None and not isinstance(self.shadows, ShadowSpec):
+            raise ValueError(f"ObservationSpec.shadows must be a ShadowSpec or None, got {self.shadows!r}")
         for name in ("width", "height"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -114,7 +124,8 @@ class Observer:
         texture_variant: () int (see `texture_variant`)."""
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
-                          self.width, self.height, lighting=lighting, texture_variant=texture_variant)
+                          self.width, self.height, lighting=lighting, texture_variant=texture_variant,
+                          shadow=self.spec.shadows)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
         if self.foreground is not None:
             if overlay_rgb is None or tuple(overlay_rgb.shape) != (self.height, self.width, 3):

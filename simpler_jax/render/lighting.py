@@ -1,9 +1,11 @@
 """Lambert shading with an ambient term and L directional lights.
 
-colour = albedo * (ambient + sum_l colour_l * max(0, n . -dir_l) / pi), clipped to [0, 1].
+colour = albedo * (ambient + sum_l vis_l * colour_l * max(0, n . -dir_l) / pi), clipped to [0, 1].
 The 1/pi is the Lambert BRDF, as in SAPIEN's physically based shaders, so SAPIEN's
 light intensities can be used as they are. Normals are flat (per triangle) and
-turned towards the camera (two-sided). No shadows, no specular term.
+turned towards the camera (two-sided). vis_l in [0, 1] is light l's visibility at
+the pixel (1 without shadows; `simpler_jax.render.shadow` shadows one light); the
+ambient term is never shadowed. No specular term.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ MAX_LIGHTS = 3  # per-world lighting has a fixed number of directional lights
 # "slightly_brighter" / "slightly_darker"; move near also has "original" and
 # "ambient_only"; drawers: "simple" (visual matching), the legacy ray-traced light
 # "drawer" with its "drawer_brighter" / "drawer_darker" / "drawer_vertical"
-# variants (shadows are not rendered yet); the eggplant sink scene: "eggplant".
+# variants (their first light casts SIMPLER's shadows when rendering with a
+# `simpler_jax.render.shadow.ShadowSpec`); the eggplant sink scene: "eggplant".
+# The first light of each mode is its main (strongest or key) light.
 _FULL = jax.lax.Precision.HIGHEST  # no TF32 on GPUs (see raster.triangles_in_camera)
 _COS75, _SIN75 = 0.25881904510252074, 0.9659258262890683
 _DRAWER_SIDE = [((-1, 1, -0.05), 0.5), ((-1, -1, -0.05), 0.5)]
@@ -78,10 +82,15 @@ def in_camera_frame(lighting: Lighting, cam_mat: jnp.ndarray) -> Lighting:
     return lighting.replace(directions=jnp.matmul(lighting.directions, cam_mat, precision=_FULL))
 
 
-def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, lighting: Lighting) -> jnp.ndarray:
-    """albedo (..., 3), normal (..., 3) unit, view_dir (..., 3) camera -> point -> rgb (..., 3) in [0, 1]."""
+def shade(albedo: jnp.ndarray, normal: jnp.ndarray, view_dir: jnp.ndarray, lighting: Lighting,
+          visibility: jnp.ndarray | None = None) -> jnp.ndarray:
+    """albedo (..., 3), normal (..., 3) unit, view_dir (..., 3) camera -> point -> rgb (..., 3) in [0, 1].
+
+    visibility (..., L) in [0, 1] scales each light's directional term (None: all ones)."""
     facing = jnp.sum(normal * view_dir, -1, keepdims=True)
     n = jnp.where(facing > 0, -normal, normal)  # two-sided: face the camera
     cos = jnp.maximum(0.0, -jnp.einsum("...k,lk->...l", n, lighting.directions, precision=_FULL))  # (..., L)
+    if visibility is not None:
+        cos = cos * visibility
     irradiance = lighting.ambient + jnp.einsum("...l,lc->...c", cos, lighting.colors, precision=_FULL) / jnp.pi
     return jnp.clip(albedo * irradiance, 0.0, 1.0)

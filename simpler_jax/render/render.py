@@ -16,7 +16,10 @@ outward-wound meshes; no change in any measured IoU); visibility tile-binned (16
 tiles, nearest-first lists of up to 1024 triangles, front-to-back chunks of 64 with
 occlusion early-out) or brute force; then the surface colour (UV texture, bilinear,
 or geom colour: `simpler_jax.render.texture`) and flat Lambert shading
-(`simpler_jax.render.lighting`). No specular term, mip-mapping or anti-aliasing.
+(`simpler_jax.render.lighting`). With `shadow=ShadowSpec(...)` one directional light
+(the main one by default) casts shadows by shadow mapping (`simpler_jax.render.shadow`,
+a second pass of the same rasteriser from the light); without it, no shadows. No
+specular term, mip-mapping or anti-aliasing.
 
 Why tiled (measured on CPU, one core of a shared 2-core EPYC, no GPU was available;
 `benchmarks/render.py`, robot at its initial pose, 1000-triangle mesh budget,
@@ -55,6 +58,7 @@ from simpler_jax.render import raster
 from simpler_jax.render.camera import camera_from_data, focal_length, pixel_coords
 from simpler_jax.render.geometry import RenderGeometry
 from simpler_jax.render.lighting import Lighting, in_camera_frame, shade, simpler_default_lighting
+from simpler_jax.render.shadow import ShadowSpec, light_visibility
 from simpler_jax.render.texture import surface_albedo
 
 METHODS = ("tiled", "brute")
@@ -65,13 +69,14 @@ class RenderOutput:
     rgb: jnp.ndarray  # (H, W, 3) uint8
     depth: jnp.ndarray  # (H, W) float32 metres along the camera axis; background = far
     segmentation: jnp.ndarray  # (H, W) int32 geometry.geom_seg, -1 background
-    unsafe_tiles: jnp.ndarray  # () int32 tiles that may differ from brute force (0: exact)
+    unsafe_tiles: jnp.ndarray  # () int32 tiles (camera and shadow map) that may differ from brute force (0: exact)
 
 
 def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy,
                 width: int, height: int, lighting: Lighting | None = None, method: str = "tiled",
                 tile: int = 16, max_per_tile: int = 2048, chunk: int = 256,
-                cull_backfaces: bool = True, texture_variant=0) -> RenderOutput:
+                cull_backfaces: bool = True, texture_variant=0,
+                shadow: ShadowSpec | None = None) -> RenderOutput:
     """`render` plus the tiled method's exactness check (see `render`)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {METHODS}")
@@ -102,8 +107,14 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     normal = jnp.cross(b - a, c - a)
     normal = normal / jnp.maximum(jnp.linalg.norm(normal, axis=-1, keepdims=True), 1e-12)
     view = jnp.concatenate([xy, -jnp.ones_like(xy[..., :1])], -1)
+    vis = None
+    if shadow is not None:
+        vis, shadow_unsafe = light_visibility(shadow, geometry.tri_vertices, geometry.tri_geom, geom_pos, geom_mat,
+                                              lighting.directions, jnp.asarray(cam_pos, jnp.float32), cam_mat,
+                                              view * depth[..., None], normal[safe_tri])
+        unsafe = unsafe + shadow_unsafe
     albedo = surface_albedo(geometry, forms, tri, xy, texture_variant)
-    rgb = shade(albedo, normal[safe_tri], view, in_camera_frame(lighting, cam_mat))
+    rgb = shade(albedo, normal[safe_tri], view, in_camera_frame(lighting, cam_mat), vis)
     rgb = jnp.where(hit[..., None], rgb, 0.0)
     return RenderOutput(jnp.round(rgb * 255.0).astype(jnp.uint8), depth, seg, unsafe)
 
@@ -116,7 +127,8 @@ def render(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fov
     model (`mjx.Data` fields); cam_pos (3,), cam_mat (3, 3) or (9,); fovy () degrees.
     Keywords (static): lighting (default `simpler_default_lighting()`), method
     ("tiled" or "brute"), tile (pixels), max_per_tile, chunk (brute force triangle
-    chunk), cull_backfaces (default True: the meshes are closed and wound outward).
+    chunk), cull_backfaces (default True: the meshes are closed and wound outward),
+    shadow (a `simpler_jax.render.shadow.ShadowSpec`, default None: no shadows).
     texture_variant: () int, traced: the row of `geometry.geom_texture` to draw
     (`geometry.texture_variant(name)`; 0, the default, is the model's own textures).
     """

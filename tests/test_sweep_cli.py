@@ -82,11 +82,14 @@ def test_variant_aggregation_variants_are_per_task():
     c = parse_args(["--tasks", "google_robot_close_drawer", "--variants", "visual_matching", "darker",
                     "mk_station2"])
     assert c.variants == ("visual_matching", "darker", "mk_station2")
-    from simpler_jax.sweep.rollouts import station_of
+    from simpler_jax.sweep.rollouts import SceneOptions, scene_options
+    from simpler_jax.tasks.variants import COKE_CAN_DISTRACTORS
 
-    assert station_of("google_robot_close_drawer", "mk_station2") == "mk_station2"
-    assert station_of("google_robot_close_drawer", "darker") == "mk_station"  # VA runs the plain station
-    assert station_of("google_robot_close_drawer", "visual_matching") == "mk_station_recolor"
+    assert scene_options("google_robot_close_drawer", "mk_station2") == SceneOptions("mk_station2")
+    assert scene_options("google_robot_close_drawer", "darker") == SceneOptions("mk_station")  # VA: plain station
+    assert scene_options("google_robot_close_drawer", "visual_matching") == SceneOptions("mk_station_recolor")
+    assert scene_options("google_robot_pick_coke_can", "more_distractors").distractors == COKE_CAN_DISTRACTORS["more"]
+    assert scene_options("google_robot_move_near", "no_distractor") == SceneOptions("mk_station_recolor")
 
 
 FLAG_CASES = [

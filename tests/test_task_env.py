@@ -26,7 +26,7 @@ def stack_cube_scene():
     from simpler_jax.assets import asset_root
     from simpler_jax.sweep import rollouts
 
-    return rollouts.get_scene("widowx_stack_cube", "widowx_stack_cube", rollouts.DEFAULT_STATION,
+    return rollouts.get_scene("widowx_stack_cube", "widowx_stack_cube", rollouts.SceneOptions(),
                               asset_root(None), num_worlds=2, steps=MAX_STEPS, record=True)
 
 

@@ -40,3 +40,54 @@ def test_per_world_variants_set_lighting_and_head_tilt():
     np.testing.assert_allclose(cam.robot.init_qpos[:, V.HEAD_TILT_INDEX], 0.9351361)
     np.testing.assert_allclose(params.robot.init_qpos[:, V.HEAD_TILT_INDEX], V.STANDARD_HEAD_TILT)
     assert env.scene.robot.arm_joints[V.HEAD_TILT_INDEX] == "joint_head_tilt"
+
+
+# ------------------------------------------------------------ coke-can distractors
+
+
+@pytest.fixture(scope="module", params=["less", "more"])
+def distractor_env(request):
+    return TaskEnv("google_robot_pick_coke_can", distractors=V.COKE_CAN_DISTRACTORS[request.param])
+
+
+def test_distractors_are_placed_by_the_original_rule(distractor_env):
+    """Every coke-can episode (3 orientations x 25 positions): the distractor set after
+    the target, each more than 0.25 m from it inside x [-0.5, -0.1], y [0.05, 0.35], in
+    the target's orientation, the same placement on every build; objects drawn onto
+    another start above its top, the others on the table."""
+    from simpler_jax.tasks.distractors import MIN_DISTANCE, X_RANGE, Y_RANGE, overlaps
+
+    env = distractor_env
+    names = env.distractors
+    assert env.model_ids == ("opened_coke_can",) + names and len(env.episodes) == 75
+    ids = sorted(env.episodes)
+    pose = np.asarray(env.episode_params(ids).robot.object_pose)  # (75, O, 7)
+    assert pose.shape == (75, 1 + len(names), 7)
+    xy = pose[:, 1:, :2]
+    assert (np.linalg.norm(xy - pose[:, :1, :2], axis=-1) > MIN_DISTANCE).all()
+    assert ((xy[..., 0] >= X_RANGE[0]) & (xy[..., 0] <= X_RANGE[1])).all()
+    assert ((xy[..., 1] >= Y_RANGE[0]) & (xy[..., 1] <= Y_RANGE[1])).all()
+    np.testing.assert_array_equal(pose[:, 1:, 3:], np.broadcast_to(pose[:, :1, 3:], pose[:, 1:, 3:].shape))
+    again = TaskEnv("google_robot_pick_coke_can", distractors=names)
+    np.testing.assert_array_equal(np.asarray(again.episode_params(ids).robot.object_pose), pose)
+    stacked = 0
+    for w, e in enumerate(ids):
+        below = overlaps(env.episodes[e].object_xy, env._footprints)
+        for i, under in enumerate(below):
+            if under:
+                stacked += 1
+                tops = [env._spawn.top(j, pose[w, j, 2], pose[w, j, 3:]) for j in under]
+                assert pose[w, i, 2] > max(tops)
+            else:
+                on_table = env._spawn.height(i, pose[w, i, :2], pose[w, i, 3:])
+                np.testing.assert_allclose(pose[w, i, 2], on_table, atol=1e-6)
+    assert stacked < 0.1 * xy.shape[0] * xy.shape[1], "most distractors find a clear place"
+
+
+def test_distractors_only_for_grasp_tasks_and_distinct():
+    with pytest.raises(ValueError, match="grasp tasks"):
+        TaskEnv("google_robot_close_drawer", distractors=("apple",))
+    with pytest.raises(ValueError, match="distinct"):
+        TaskEnv("google_robot_pick_coke_can", distractors=("apple", "apple"))
+    with pytest.raises(ValueError, match="differ from the target"):
+        TaskEnv("google_robot_pick_coke_can", distractors=("opened_coke_can",))

@@ -46,24 +46,39 @@ class CompiledScene:
     calls: int = 0
 
 
-def station_of(task: str, variant: str) -> str:
-    """The cabinet URDF of a (task, variant): the variant's own, else SIMPLER's standard one."""
+@dataclasses.dataclass(frozen=True)
+class SceneOptions:
+    """What a (task, variant) changes in the compiled scene: the cabinet URDF and the
+    distractor objects (`TaskEnv` keywords)."""
+
+    station: str = DEFAULT_STATION
+    distractors: tuple[str, ...] = ()
+
+
+def scene_options(task: str, variant: str) -> SceneOptions:
+    """The scene of a (task, variant): the variant's cabinet (else SIMPLER's standard
+    one) and distractors (move near's `no_distractor` is not built: see
+    `simpler_jax.tasks.variants.not_modelled`)."""
     v = plugins.variant(task, variant)
-    return (v.station if v is not None and v.station else None) or DEFAULT_STATION
+    if v is None:
+        return SceneOptions()
+    distractors = () if v.distractors == ("none",) else tuple(v.distractors)
+    return SceneOptions(v.station or DEFAULT_STATION, distractors)
 
 
 _CACHE: dict = {}
 
 
-def get_scene(task: str, scene_key: str, station: str, assets, num_worlds: int, steps: int,
+def get_scene(task: str, scene_key: str, options: SceneOptions, assets, num_worlds: int, steps: int,
               record: bool) -> CompiledScene:
     """The compiled scene, memoised per process (a resumed or repeated sweep reuses it)."""
-    key = (task, scene_key, station, str(assets), num_worlds, steps, record)
+    key = (task, scene_key, options, str(assets), num_worlds, steps, record)
     if key not in _CACHE:
         from simpler_jax.tasks.env import TaskEnv
         from simpler_jax.tasks.rollout import make_rollout
 
-        env = TaskEnv(task, scene_key=scene_key, assets=assets, station=station, max_steps=steps or None)
+        env = TaskEnv(task, scene_key=scene_key, assets=assets, station=options.station,
+                      distractors=options.distractors, max_steps=steps or None)
         _CACHE[key] = CompiledScene(env, make_rollout(env, record=record), num_worlds, env.max_steps, record)
     return _CACHE[key]
 

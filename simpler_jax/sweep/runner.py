@@ -88,12 +88,12 @@ def run(config: SweepConfig, *, on_chunk_done: Callable[[ChunkDone], None] | Non
             n_done = len(done)
             for i, (chunk, missing) in enumerate(todo):
                 bar.set_postfix_str(f"{chunk.task} {chunk.policy} seed {chunk.seed} chunk {chunk.index}")
-                station = rollouts.station_of(chunk.task, chunk.variant)
-                compiled = rollouts.get_scene(chunk.task, chunk.scene_key, station, assets, chunk.size,
+                options = rollouts.scene_options(chunk.task, chunk.variant)
+                compiled = rollouts.get_scene(chunk.task, chunk.scene_key, options, assets, chunk.size,
                                               config.steps, record=config.videos > 0)
                 chunk_rows, timing, params, qpos = rollouts.run_chunk(compiled, chunk)
                 if qpos is not None:
-                    _write_video(out, chunk, station, assets, params, qpos, filmed)
+                    _write_video(out, chunk, options, assets, params, qpos, filmed)
                 want = set(missing)
                 new = [r for r in chunk_rows if grid.key_of(r) in want]
                 store.append_rows(results, new)
@@ -132,7 +132,7 @@ def video_path(out: pathlib.Path, chunk: grid.Chunk) -> pathlib.Path:
     return out / "videos" / f"{chunk.task}__{chunk.policy}__{chunk.variant}__seed{chunk.seed}__chunk{chunk.index}.gif"
 
 
-def _write_video(out, chunk, station, assets, params, qpos, filmed) -> None:
+def _write_video(out, chunk, options, assets, params, qpos, filmed) -> None:
     import jax
 
     from simpler_jax.sweep import videos
@@ -140,7 +140,7 @@ def _write_video(out, chunk, station, assets, params, qpos, filmed) -> None:
     worlds = [w for w, key in enumerate(chunk.keys()) if key in filmed]
     if not worlds:
         return
-    r = videos.renderer(chunk.task, chunk.scene_key, station, assets)
+    r = videos.renderer(chunk.task, chunk.scene_key, options, assets)
     clips = [r.frames(jax.tree.map(lambda x: x[w], params), qpos[w]) for w in worlds]
     path = video_path(out, chunk)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,8 @@ VIDEO_WIDTH = 160  # pixels per world; the height keeps the camera's aspect rati
 class EpisodeRenderer:
     """Renders recorded joint positions of one task scene (pure, jit-compiled per scene)."""
 
-    def __init__(self, task: str, scene_key: str, station: str, assets, width: int = VIDEO_WIDTH):
+    def __init__(self, task: str, scene_key: str, options, assets, width: int = VIDEO_WIDTH):
+        """options: the scene's `simpler_jax.sweep.rollouts.SceneOptions`."""
         from simpler_jax.envs.observation import ObservationSpec
         from simpler_jax.scenes.scene import SceneSpec
         from simpler_jax.tasks.env import TaskEnv
@@ -34,8 +35,8 @@ class EpisodeRenderer:
         spec = task_spec(task)
         cam = SceneSpec(spec.robot, (0.0, 0.0), camera=spec.camera).camera_spec()
         height = max(int(round(width * cam.height / cam.width)), 1)
-        self.env = TaskEnv(task, scene_key=scene_key, assets=assets, station=station,
-                           observation=ObservationSpec(width=width, height=height))
+        self.env = TaskEnv(task, scene_key=scene_key, assets=assets, station=options.station,
+                           distractors=options.distractors, observation=ObservationSpec(width=width, height=height))
         self.control_freq = self.env.scene.robot.control_freq
         robot_env = self.env.env
         self._frames = jax.jit(jax.vmap(lambda p, q: robot_env.observe_qpos(p.robot, q).rgb, in_axes=(None, 0)))
@@ -48,10 +49,10 @@ class EpisodeRenderer:
 _RENDERERS: dict = {}
 
 
-def renderer(task: str, scene_key: str, station: str, assets) -> EpisodeRenderer:
-    key = (task, scene_key, station, str(assets))
+def renderer(task: str, scene_key: str, options, assets) -> EpisodeRenderer:
+    key = (task, scene_key, options, str(assets))
     if key not in _RENDERERS:
-        _RENDERERS[key] = EpisodeRenderer(task, scene_key, station, assets)
+        _RENDERERS[key] = EpisodeRenderer(task, scene_key, options, assets)
     return _RENDERERS[key]
 
 

@@ -9,7 +9,8 @@
 One `TaskEnv` is one compiled scene: the task's episodes that share a `scene_key`
 (the same object models; move near has one per object triplet). Everything else in
 an episode (robot pose, object poses, drawer openings, source/target indices) is in
-the per-world `TaskParams`.
+the per-world `TaskParams`. `distractors` (grasp tasks) adds the coke-can Variant
+Aggregation's distractor objects after the target (`simpler_jax.tasks.distractors`).
 
 Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
 under its centre (found by casting a ray down the collision geometry at build time)
@@ -46,6 +47,7 @@ from simpler_jax.render.lighting import lighting_mode
 from simpler_jax.render.overlay import load_overlay_uint8
 from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.tasks import contacts, rules
+from simpler_jax.tasks.distractors import overlaps, with_distractors
 from simpler_jax.tasks.object_info import object_info
 from simpler_jax.tasks.spec import task_spec
 from simpler_jax.tasks.stats import EpisodeReference, EpisodeStats, Measurement, zeros_stats
@@ -88,7 +90,8 @@ class TaskEnv:
     def __init__(self, task: str, scene_key: str | None = None, assets=None, observation=None,
                  collision: str = "simplified", station: str = DEFAULT_STATION,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
-                 strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None):
+                 strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None,
+                 distractors: tuple[str, ...] = ()):
         self.spec = task_spec(task)
         episodes = self.spec.episodes()
         keys = list(dict.fromkeys(e.scene_key for e in episodes))
@@ -96,10 +99,17 @@ class TaskEnv:
             scene_key = keys[0]
         if scene_key not in keys:
             raise ValueError(f"task {task!r} has no scene key {scene_key!r}; allowed: {keys}")
+        self.distractors = tuple(distractors)
+        if self.distractors and self.spec.family != "grasp":
+            raise ValueError(f"distractors {self.distractors} are for the grasp tasks (the coke-can Variant "
+                             f"Aggregation); task {task!r} is of family {self.spec.family!r}")
         self.scene_key = scene_key
-        self.episodes = {e.episode_id: e for e in episodes if e.scene_key == scene_key}
-        first = next(iter(self.episodes.values()))
         self.assets = asset_root(assets)
+        footprint = lambda m: 0.5 * float(np.median(object_info(self.spec.info_file, m, self.assets).bbox_size))  # noqa: E731
+        self.episodes = {e.episode_id: with_distractors(e, self.distractors, [footprint(m) for m in self.distractors])
+                         for e in episodes if e.scene_key == scene_key}
+        first = next(iter(self.episodes.values()))
+        self._footprints = [footprint(m) for m in first.model_ids] if self.distractors else None
         self.model_ids = first.model_ids
         infos = [object_info(self.spec.info_file, m, self.assets) for m in self.model_ids]
         objects = tuple(
@@ -153,9 +163,13 @@ class TaskEnv:
 
     def _one(self, base: Params, ep) -> TaskParams:
         pose = np.zeros((len(self.model_ids), 7), np.float32)
+        below = overlaps(ep.object_xy, self._footprints) if self._footprints else [[]] * len(self.model_ids)
         for i, (xy, q) in enumerate(zip(ep.object_xy, ep.object_quat)):
             pose[i, :2] = xy
             pose[i, 2] = self._spawn.height(i, xy, q)
+            for j in below[i]:  # stacked on an overlapping distractor placed before
+                pose[i, 2] = max(pose[i, 2], self._spawn.top(j, pose[j, 2], pose[j, 3:]) + pose[i, 2]
+                                 - self._spawn.surface(xy))
             pose[i, 3:] = q
         base_z = float(base.base_pos[2])
         init_qpos = base.init_qpos if self.spec.init_qpos is None else jnp.asarray(self.spec.init_qpos, jnp.float32)
@@ -311,6 +325,13 @@ class _SpawnHeights:
             start = hit + 1e-6 * down  # through the robot, on down
         return 0.0
 
+    def _z_extent(self, i: int, quat) -> tuple[float, float]:
+        z = (self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2]
+        return float(z.min()), float(z.max())
+
     def height(self, i: int, xy, quat) -> float:
-        lowest = float((self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2].min())
-        return self.surface(xy) - lowest + SPAWN_CLEARANCE
+        return self.surface(xy) - self._z_extent(i, quat)[0] + SPAWN_CLEARANCE
+
+    def top(self, i: int, z: float, quat) -> float:
+        """Height of object i's highest point with its origin at height z."""
+        return z + self._z_extent(i, quat)[1]

@@ -7,8 +7,9 @@ A variant changes how a task looks, not what it asks. Two kinds of change:
   compiled call;
 * scene changes (`Variant.station`, `.background`, `.distractors`): a different
   cabinet URDF, scene stage or distractor set is a different compiled scene.
-  `TaskEnv(task, station=v.station)` builds the cabinet variants; distractor sets and
-  stage backgrounds are not built into task scenes yet.
+  `TaskEnv(task, station=v.station, distractors=v.distractors)` builds the cabinet
+  and coke-can distractor variants (`simpler_jax.tasks.distractors`); move near's
+  `no_distractor` and the stage backgrounds are not built into task scenes yet.
 
 The original's background and cabinet-room stages (`google_pick_coke_can_1_v4_alt_
 background*`, `Baked_sc1_staging_objaverse_cabinet{1,2}_h870`, `modern_bedroom_no_roof`,
@@ -140,8 +141,11 @@ def apply_variant(params, v: Variant):
 def not_modelled(v: Variant) -> list[str]:
     """What `v` asks for that the task scenes do not build yet (results must say so)."""
     out = []
-    if v.distractors and v.distractors != ("none",):
-        out.append(f"distractor objects {list(v.distractors)}: not built into task scenes yet")
+    if v.distractors == ("none",):
+        out.append("no_distractor (only the source and target objects): not built, all three objects stay")
+    elif v.distractors:
+        out.append("distractors settle together with the target (the original drops them one by one): "
+                   "overlapping draws start stacked (simpler_jax.tasks.distractors)")
     if v.background:
         out.append(f"scene stage {v.background!r}: not built or rendered (see substitute)")
     return out

@@ -13,11 +13,13 @@ Results go to `--out-dir/render.json` and a table on stdout.
 
     python benchmarks/render.py [--worlds 1 4] [--widths 160 320 640] [--budget 2000]
         [--repeats 3] [--no-brute] [--no-images] [--shadows [--shadow-resolution 256]]
-        [--out-dir benchmarks/out/render]
+        [--texture-cost] [--out-dir benchmarks/out/render]
 
 With `--shadows` every tiled row is also timed with the main light's shadows
 (`ShadowSpec()`, or with `resolution=--shadow-resolution`) in the same run, and the row gets
-`shadow_images_per_s` and `shadow_cost_ratio` (seconds with / without).
+`shadow_images_per_s` and `shadow_cost_ratio` (seconds with / without). With
+`--texture-cost` every tiled row is also timed with the textures off (each geom in
+its colour), giving `untextured_cost_ratio` (seconds without / with textures).
 
 Without an OpenGL context (no EGL/OSMesa) the accuracy columns are left empty and
 the reason is recorded; the timings of ours are still measured.
@@ -146,6 +148,16 @@ def _time(fn, args, repeats):
     return out, compile_s, best
 
 
+def _time_against(label: str, fn, batch, best_without, repeats) -> dict:
+    """Time `fn` (a jitted batch renderer) on `batch`; keys prefixed with `label`,
+    its cost as the ratio of seconds to the row's own (`best_without`)."""
+    out, compile_s, best = _time(fn, batch, repeats)
+    worlds = batch[0].shape[0]
+    return {f"{label}_images_per_s": worlds / best, f"{label}_seconds": best, f"{label}_compile_s": compile_s,
+            f"{label}_cost_ratio": best / best_without,
+            f"{label}_unsafe_tiles": int(np.asarray(out.unsafe_tiles).max())}
+
+
 def _time_shadows(args, one, batch, best_without) -> dict:
     """Time `one` with the main light's shadows; {} without --shadows."""
     if not args.shadows:
@@ -155,11 +167,21 @@ def _time_shadows(args, one, batch, best_without) -> dict:
     from simpler_jax.render.shadow import ShadowSpec
 
     spec = ShadowSpec() if args.shadow_resolution is None else ShadowSpec(resolution=args.shadow_resolution)
-    out, compile_s, best = _time(jax.jit(jax.vmap(lambda *a: one(*a, shadow=spec))), batch, args.repeats)
-    worlds = batch[0].shape[0]
-    return dict(shadow_resolution=spec.resolution, shadow_images_per_s=worlds / best, shadow_seconds=best,
-                shadow_compile_s=compile_s, shadow_cost_ratio=best / best_without,
-                shadow_unsafe_tiles=int(np.asarray(out.unsafe_tiles).max()))
+    fn = jax.jit(jax.vmap(lambda *a: one(*a, shadow=spec)))
+    return dict(shadow_resolution=spec.resolution, **_time_against("shadow", fn, batch, best_without, args.repeats))
+
+
+def _time_untextured(args, one, batch, best_with, geometry) -> dict:
+    """Time `one` with every geom drawn in its colour (no texture lookups); {} without
+    --texture-cost. `untextured_cost_ratio` < 1: the textures' share of the time."""
+    if not args.texture_cost:
+        return {}
+    import jax
+    import jax.numpy as jnp
+
+    plain = geometry.replace(geom_texture=-jnp.ones_like(geometry.geom_texture))
+    fn = jax.jit(jax.vmap(lambda *a: one(*a, geometry=plain)))
+    return _time_against("untextured", fn, batch, best_with, args.repeats)
 
 
 def _write(out_dir, budget, rows):
@@ -199,7 +221,8 @@ def run(args) -> dict:
             methods = ["tiled"] + (["brute"] if width == min(args.widths) and not args.no_brute else [])
             for method in methods:
                 for worlds in args.worlds if method == "tiled" else [1]:
-                    def one(xpos, xmat, cpos, cmat, method=method, width=width, height=height, shadow=None):
+                    def one(xpos, xmat, cpos, cmat, method=method, width=width, height=height, shadow=None,
+                            geometry=geometry):
                         return render_full(geometry, xpos, xmat, cpos, cmat, fovy, width, height, method=method,
                                            shadow=shadow)
 
@@ -207,6 +230,7 @@ def run(args) -> dict:
                     batch = tuple(jnp.broadcast_to(jnp.asarray(a, jnp.float32), (worlds,) + a.shape) for a in single)
                     out, compile_s, best = _time(fn, batch, args.repeats)
                     shadow = _time_shadows(args, one, batch, best) if method == "tiled" else {}
+                    untextured = _time_untextured(args, one, batch, best, geometry) if method == "tiled" else {}
                     seg, depth = np.asarray(out.segmentation[0]), np.asarray(out.depth[0])
                     # Every world renders the same pose: the last must equal the first.
                     same = bool(np.array_equal(np.asarray(out.segmentation[-1]), seg))
@@ -217,7 +241,7 @@ def run(args) -> dict:
                         compile_s=compile_s, min_iou=min(ious.values()) if ious else None, ious=ious,
                         median_depth_err_m=depth_err, unsafe_tiles=int(np.asarray(out.unsafe_tiles).max()),
                         worlds_agree=same, mujoco_gl_rgb_images_per_s=gl_ips, mujoco_gl_error=gl_error,
-                        extract_s=extract_s, **shadow,
+                        extract_s=extract_s, textures=int(geometry.textures.shape[0]), **shadow, **untextured,
                     ))
                     _write(out_dir, args.budget, rows)
                     r = rows[-1]
@@ -227,6 +251,9 @@ def run(args) -> dict:
                     print(f"{robot:13s} {method:6s} {worlds:4d} {width:4d}x{height:<4d} "
                           f"{r['images_per_s']:9.2f} img/s  compile {compile_s:5.1f}s  {acc}  "
                           f"unsafe {r['unsafe_tiles']}  ({gl})", flush=True)
+                    if untextured:
+                        print(f"    untextured: {untextured['untextured_images_per_s']:.2f} img/s, "
+                              f"x{untextured['untextured_cost_ratio']:.2f} the time", flush=True)
                     if shadow:
                         print(f"    with shadows: {shadow['shadow_images_per_s']:.2f} img/s, "
                               f"x{shadow['shadow_cost_ratio']:.1f} the time, compile "
@@ -270,6 +297,8 @@ def main():
     p.add_argument("--no-brute", action="store_true", help="skip the brute-force method")
     p.add_argument("--no-images", action="store_true", help="measure only, write no PNGs")
     p.add_argument("--shadows", action="store_true", help="also time the tiled rows with the main light's shadows")
+    p.add_argument("--texture-cost", action="store_true",
+                   help="also time the tiled rows with textures off (every geom in its colour)")
     p.add_argument("--shadow-resolution", type=int, default=None,
                    help="shadow map texels per side (default: ShadowSpec's)")
     p.add_argument("--out-dir", default="benchmarks/out/render")

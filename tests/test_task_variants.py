@@ -91,3 +91,22 @@ def test_distractors_only_for_grasp_tasks_and_distinct():
         TaskEnv("google_robot_pick_coke_can", distractors=("apple", "apple"))
     with pytest.raises(ValueError, match="differ from the target"):
         TaskEnv("google_robot_pick_coke_can", distractors=("opened_coke_can",))
+
+
+def test_no_distractor_parks_the_third_move_near_object_out_of_the_scene():
+    """Move near's `no_distractor` (per world): the object that is neither source nor
+    target goes PARK_X m behind the robot, at its own height and orientation; the
+    source and target stay where the episode puts them."""
+    env = TaskEnv("google_robot_move_near")
+    ids = sorted(env.episodes)[:6]  # triplet 0: the six (source, target) pairs
+    params = env.episode_params(ids)
+    out = V.apply_variant(params, V.variant("google_robot_move_near", "no_distractor"))
+    before, after = np.asarray(params.robot.object_pose), np.asarray(out.robot.object_pose)
+    base = np.asarray(params.robot.base_pos)
+    for w in range(len(ids)):
+        src, tgt = int(params.source[w]), int(params.target[w])
+        third = ({0, 1, 2} - {src, tgt}).pop()
+        np.testing.assert_array_equal(after[w, [src, tgt]], before[w, [src, tgt]])
+        np.testing.assert_array_equal(after[w, third, 2:], before[w, third, 2:])
+        assert after[w, third, 0] - base[w, 0] >= V.PARK_X - 1e-6  # behind the robot, which faces -x
+    assert V.not_modelled(V.variant("google_robot_move_near", "no_distractor"))  # results say how it is done

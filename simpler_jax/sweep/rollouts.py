@@ -57,12 +57,14 @@ class SceneOptions:
 
 def scene_options(task: str, variant: str) -> SceneOptions:
     """The scene of a (task, variant): the variant's cabinet (else SIMPLER's standard
-    one) and distractors (move near's `no_distractor` is not built: see
-    `simpler_jax.tasks.variants.not_modelled`)."""
+    one) and distractors (move near's `no_distractor` is per world, in the standard
+    scene: `simpler_jax.tasks.variants.apply_variant`)."""
+    from simpler_jax.tasks.variants import NO_DISTRACTOR
+
     v = plugins.variant(task, variant)
     if v is None:
         return SceneOptions()
-    distractors = () if v.distractors == ("none",) else tuple(v.distractors)
+    distractors = () if v.distractors == NO_DISTRACTOR else tuple(v.distractors)
     return SceneOptions(v.station or DEFAULT_STATION, distractors)
 
 

@@ -9,7 +9,8 @@ A variant changes how a task looks, not what it asks. Two kinds of change:
   cabinet URDF, scene stage or distractor set is a different compiled scene.
   `TaskEnv(task, station=v.station, distractors=v.distractors)` builds the cabinet
   and coke-can distractor variants (`simpler_jax.tasks.distractors`); move near's
-  `no_distractor` and the stage backgrounds are not built into task scenes yet.
+  `no_distractor` is per world (the third object parked out of the scene); the
+  stage backgrounds are not built into task scenes.
 
 The original's background and cabinet-room stages (`google_pick_coke_can_1_v4_alt_
 background*`, `Baked_sc1_staging_objaverse_cabinet{1,2}_h870`, `modern_bedroom_no_roof`,
@@ -28,6 +29,10 @@ import jax.numpy as jnp
 from simpler_jax.render.lighting import lighting_mode
 
 HEAD_TILT_INDEX = 8  # joint_head_tilt among the Google arm joints
+NO_DISTRACTOR = ("none",)  # move near's `no_distractor=True`: only the source and target
+# Where `no_distractor` parks the third object: +x of the base, i.e. behind the Google
+# Robot (it faces -x), 1 m apart (m).
+PARK_X, PARK_SPACING = 3.0, 1.0
 STANDARD_HEAD_TILT = 0.7851361
 
 
@@ -96,7 +101,7 @@ VARIANT_AGGREGATION: dict[str, tuple[Variant, ...]] = {
     "google_robot_pick_coke_can": _tabletop(
         Variant("distractors", "distractor", distractors=COKE_CAN_DISTRACTORS["less"]),
         Variant("more_distractors", "distractor", distractors=COKE_CAN_DISTRACTORS["more"])),
-    "google_robot_move_near": _tabletop(Variant("no_distractor", "distractor", distractors=("none",)), None),
+    "google_robot_move_near": _tabletop(Variant("no_distractor", "distractor", distractors=NO_DISTRACTOR), None),
     "google_robot_open_drawer": _drawers(),
     "google_robot_close_drawer": _drawers(),
     "google_robot_place_apple_in_closed_top_drawer": _drawers(),
@@ -129,20 +134,31 @@ def variant(task: str, name: str) -> Variant:
 
 
 def apply_variant(params, v: Variant):
-    """The per-world part of `v` applied to a world's `TaskParams` (lighting, head tilt)."""
+    """The per-world part of `v` applied to `TaskParams` (one world or batched):
+    lighting, head tilt, and move near's `no_distractor`, which parks every object
+    but the source and target `PARK_X` m behind the robot base on the table plane
+    (move near's objects rest on an infinite plane), out of view and reach."""
     robot = params.robot
     if v.lighting is not None:
         robot = robot.with_lighting(lighting_mode(v.lighting))
     if v.head_tilt is not None:
         robot = robot.replace(init_qpos=robot.init_qpos.at[..., HEAD_TILT_INDEX].set(jnp.float32(v.head_tilt)))
+    if v.distractors == NO_DISTRACTOR:
+        pose = robot.object_pose  # (..., O, 7)
+        idx = jnp.arange(pose.shape[-2])
+        parked = (idx != params.source[..., None]) & (idx != params.target[..., None])  # (..., O)
+        spot = jnp.stack([robot.base_pos[..., None, 0] + PARK_X + PARK_SPACING * idx,
+                          jnp.broadcast_to(robot.base_pos[..., None, 1], parked.shape)], -1)
+        robot = robot.replace(object_pose=pose.at[..., :2].set(jnp.where(parked[..., None], spot, pose[..., :2])))
     return params.replace(robot=robot)
 
 
 def not_modelled(v: Variant) -> list[str]:
     """What `v` asks for that the task scenes do not build yet (results must say so)."""
     out = []
-    if v.distractors == ("none",):
-        out.append("no_distractor (only the source and target objects): not built, all three objects stay")
+    if v.distractors == NO_DISTRACTOR:
+        out.append(f"no_distractor: the third object is parked {PARK_X} m behind the robot on the table plane "
+                   "(out of view and reach) instead of removed")
     elif v.distractors:
         out.append("distractors settle together with the target (the original drops them one by one): "
                    "overlapping draws start stacked (simpler_jax.tasks.distractors)")

@@ -164,21 +164,32 @@ def test_camera_follows_head():
     assert np.abs(mats[0] - mats[1]).max() > 0.1
 
 
+VMAP_WORLDS, VMAP_SIZE = 16, (64, 48)  # small images: 16 worlds and 16 single renders
+
+
 def test_vmap_equals_single(scene):
-    """jit(vmap) over 4 worlds with different joint poses == each world rendered alone."""
+    """jit(vmap) over 16 worlds with different joint poses (and, for the Google Robot,
+    texture variants) == each world rendered alone."""
     rng = np.random.default_rng(1)
-    qpos = jnp.asarray(np.stack([scene.qpos(rng, 0.15) for _ in range(4)]), jnp.float32)
+    n = VMAP_WORLDS
+    qpos = jnp.asarray(np.stack([scene.qpos(rng, 0.15) for _ in range(n)]), jnp.float32)
     d = jax.vmap(scene.kinematics)(qpos)
     cam_pos, cam_mat = d.cam_xpos[:, scene.cam], d.cam_xmat[:, scene.cam]
-    batch = scene.render_batch(d.geom_xpos, d.geom_xmat, cam_pos, cam_mat, simpler_default_lighting(),
-                               jnp.zeros(4, jnp.int32))
+    variants = jnp.arange(n, dtype=jnp.int32) % len(scene.geometry.texture_variants)
+
+    def one(xpos, xmat, cpos, cmat, variant):
+        return render_full(scene.geometry, xpos, xmat, cpos, cmat, scene.m.cam_fovy[scene.cam], *VMAP_SIZE,
+                           texture_variant=variant)
+
+    batch = jax.jit(jax.vmap(one))(d.geom_xpos, d.geom_xmat, cam_pos, cam_mat, variants)
+    single = jax.jit(one)
     segs = np.asarray(batch.segmentation)
-    assert len({s.tobytes() for s in segs}) == 4, "the poses should give different images"
-    for i in range(4):
-        one = scene.render_one(d.geom_xpos[i], d.geom_xmat[i], cam_pos[i], cam_mat[i])
-        np.testing.assert_array_equal(np.asarray(one.segmentation), segs[i])
-        np.testing.assert_allclose(np.asarray(one.depth), np.asarray(batch.depth[i]), rtol=1e-6)
-        assert np.abs(np.asarray(one.rgb, int) - np.asarray(batch.rgb[i], int)).max() <= 1
+    assert len({s.tobytes() for s in segs}) == n, "the poses should give different images"
+    for i in range(n):
+        one_world = single(d.geom_xpos[i], d.geom_xmat[i], cam_pos[i], cam_mat[i], variants[i])
+        np.testing.assert_array_equal(np.asarray(one_world.segmentation), segs[i])
+        np.testing.assert_allclose(np.asarray(one_world.depth), np.asarray(batch.depth[i]), rtol=1e-6)
+        assert np.abs(np.asarray(one_world.rgb, int) - np.asarray(batch.rgb[i], int)).max() <= 1
 
 
 def test_tiled_equals_brute_force(scene):

@@ -297,4 +297,6 @@ def test_casting_light_must_exist_and_observation_spec_checks_its_type(rig):
     with pytest.raises(ValueError, match="light = 5 .*allowed: 0..1"):
         jax.eval_shape(lambda li: rig.one(li, ShadowSpec(light=5)), lighting(tilted(0.0)))
     with pytest.raises(ValueError, match="shadows"):
-        ObservationSpec(shadows=True)
+        ObservationSpec(shadows="yes")
+    assert ObservationSpec(shadows=True).shadow_spec == ShadowSpec()
+    assert ObservationSpec(shadows=False).shadow_spec is None and ObservationSpec().shadow_spec is None

@@ -336,6 +336,9 @@ def test_urdf_version_recolours_the_google_robot_in_the_task_images():
     assert changed.any() and not changed[~robot].any()
     with pytest.raises(ValueError, match="recolor_sim"):
         env.episode_params([13], urdf_version="recolor")
+    # The drawer tasks' images show the main light's shadows by default (SIMPLER ray-traces them).
+    assert env.env.observer.spec.shadow_spec is not None
+    assert _task_env("widowx_stack_cube")[0].env.observer.spec.shadow_spec is None
 
 
 def test_eggplant_sink_shows_the_photo():

@@ -15,10 +15,12 @@ the camera size before a policy resizes the image (`simpler_jax.render.overlay`:
 foreground = the robot and every body with geoms except the world and the
 `always_overlay` bodies; background pixels are the photo's bytes exactly).
 
-Shadows (`shadows=ShadowSpec(...)`): one light of the world's lighting (by default
-the first, the main light, which casts SIMPLER's shadows) casts shadows by shadow
-mapping (`simpler_jax.render.shadow`); None (default) renders none and compiles no
-shadow pass.
+Shadows (`shadows=ShadowSpec(...)`, or True for its defaults): one light of the
+world's lighting (by default the first, the main light, which casts SIMPLER's
+shadows) casts shadows by shadow mapping (`simpler_jax.render.shadow`). None (the
+default) is the environment's default: no shadows for a robot scene, the task's
+for a `TaskEnv` (the drawer and apple tasks, which SIMPLER ray-traces); False: no
+shadows and no shadow pass compiled.
 
 With no `ObservationSpec` nothing is rendered: `State.obs` is None (an empty pytree)
 and the compiled step contains no rendering at all.
@@ -62,7 +64,8 @@ class ObservationSpec:
     `simpler_jax.render.geometry`). overlay: composite over `Params.overlay_rgb`
     (Visual Matching); always_overlay: names of bodies shown from the photo, not the
     simulation (the eggplant task's sink). shadows: a
-    `simpler_jax.render.shadow.ShadowSpec` for the main light's shadows, or None.
+    `simpler_jax.render.shadow.ShadowSpec` for the main light's shadows, True (its
+    defaults), False (none) or None (the environment's default; see module docstring).
     """
 
     width: int | None = None
@@ -73,11 +76,12 @@ class ObservationSpec:
     max_faces_per_mesh: int | None = DEFAULT_MAX_FACES_PER_MESH
     overlay: bool = False
     always_overlay: tuple[str, ...] = ()
-    shadows: ShadowSpec | None = None
+    shadows: ShadowSpec | bool | None = None
 
     def __post_init__(self):
-        if self.shadows is not None and not isinstance(self.shadows, ShadowSpec):
-            raise ValueError(f"ObservationSpec.shadows must be a ShadowSpec or None, got {self.shadows!r}")
+        if self.shadows is not None and not isinstance(self.shadows, (ShadowSpec, bool)):
+            raise ValueError(f"ObservationSpec.shadows must be a ShadowSpec, True, False or None, "
+                             f"got {self.shadows!r}")
         for name in ("width", "height"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -89,6 +93,13 @@ class ObservationSpec:
                     f"ObservationSpec.output_size must be (height, width) of positive ints or None, "
                     f"got {self.output_size!r}")
             object.__setattr__(self, "output_size", size)
+
+    @property
+    def shadow_spec(self) -> ShadowSpec | None:
+        """The `ShadowSpec` rendered (None: no shadows)."""
+        if isinstance(self.shadows, ShadowSpec):
+            return self.shadows
+        return ShadowSpec() if self.shadows is True else None
 
     def render_size(self, scene) -> tuple[int, int]:
         """(width, height) rendered for `scene` (a `simpler_jax.scenes.Scene`)."""
@@ -125,7 +136,7 @@ class Observer:
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
                           self.width, self.height, lighting=lighting, texture_variant=texture_variant,
-                          shadow=self.spec.shadows)
+                          shadow=self.spec.shadow_spec)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
         if self.foreground is not None:
             if overlay_rgb is None or tuple(overlay_rgb.shape) != (self.height, self.width, 3):

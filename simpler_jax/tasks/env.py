@@ -126,6 +126,8 @@ class TaskEnv:
         )
         self.scene = build_scene(scene_spec, self.assets)
         self.max_steps = int(max_steps or self.spec.max_steps)
+        if observation is not None and observation.shadows is None:  # the task's default
+            observation = dataclasses.replace(observation, shadows=self.spec.shadows)
         if observation is not None and observation.overlay:
             # The photo shows through the bodies the original always overlays (those we build).
             m = self.scene.mj_model

@@ -41,6 +41,9 @@ class TaskSpec:
     forced_subtask_advance_step: int | None = None
     lighting: str = "default"  # a `simpler_jax.render.lighting.LIGHTING_MODES` name
     object_surface: str = "box"  # what objects rest on (`simpler_jax.scenes.scene.SceneSpec`)
+    # Observations show the main light's shadows by default: the drawer and apple
+    # tasks, which SIMPLER renders with its ray tracer (`--enable-raytracing`, §3.1, §6.2).
+    shadows: bool = False
 
     def episodes(self) -> tuple:
         return self.grid(self.name)
@@ -79,16 +82,16 @@ def _specs() -> dict[str, TaskSpec]:
         cap = action.capitalize()
         specs.append(_google(f"google_robot_{action}_drawer", f"{cap}DrawerCustomInScene-v0", "drawer", 113,
                              "info_pick_custom_v0.json", lambda n, a=action: E.drawer(n, a, (0, 1, 2)),
-                             drawer_action=action, lighting="simple"))
+                             drawer_action=action, lighting="simple", shadows=True))
         for d, which in enumerate(("top", "middle", "bottom")):
             specs.append(_google(
                 f"google_robot_{action}_{which}_drawer", f"{cap}{which.capitalize()}DrawerCustomInScene-v0",
                 "drawer", 113, "info_pick_custom_v0.json", lambda n, a=action, d=d: E.drawer(n, a, (d,)),
-                drawer_action=action, lighting="simple"))
+                drawer_action=action, lighting="simple", shadows=True))
     specs.append(_google("google_robot_place_apple_in_closed_top_drawer",
                          "PlaceIntoClosedTopDrawerCustomInScene-v0", "place_in_drawer", 200,
                          "info_pick_custom_baked_tex_v1.json", E.place_in_closed_drawer,
-                         forced_subtask_advance_step=100, lighting="simple"))
+                         forced_subtask_advance_step=100, lighting="simple", shadows=True))
     from simpler_jax.robots.widowx import INIT_QPOS_SINK
 
     bridge = [

@@ -169,9 +169,9 @@ class TaskEnv:
         for i, (xy, q) in enumerate(zip(ep.object_xy, ep.object_quat)):
             pose[i, :2] = xy
             pose[i, 2] = self._spawn.height(i, xy, q)
+            above_surface = pose[i, 2] - self._spawn.surface(xy) if below[i] else 0.0  # origin over its lowest point
             for j in below[i]:  # stacked on an overlapping distractor placed before
-                pose[i, 2] = max(pose[i, 2], self._spawn.top(j, pose[j, 2], pose[j, 3:]) + pose[i, 2]
-                                 - self._spawn.surface(xy))
+                pose[i, 2] = max(pose[i, 2], self._spawn.top(j, pose[j, 2], pose[j, 3:]) + above_surface)
             pose[i, 3:] = q
         base_z = float(base.base_pos[2])
         init_qpos = base.init_qpos if self.spec.init_qpos is None else jnp.asarray(self.spec.init_qpos, jnp.float32)

@@ -61,13 +61,16 @@ def add_visual_parts(spec: mujoco.MjSpec, body, name: str, parts: list[TexturedP
                      scale=(1.0, 1.0, 1.0), pos=None, quat=None, max_faces: int | None = None) -> list[str]:
     """Add one geom per part to `body` (see module docstring); returns the geom names
     (`name`, then `name/1`, ...). scale (3,) multiplies the vertices; pos / quat
-    (wxyz) place the geoms in the body; max_faces decimates each part (the UV of a
-    kept face's corners is its original corner's)."""
+    (wxyz) place the geoms in the body; max_faces: triangles of all parts together,
+    shared by their sizes (each part at least 4; None: no decimation). The UV of a
+    kept face's corners is its original corner's."""
     from simpler_jax.render.decimate import decimate
 
+    total = sum(len(p.faces) for p in parts)
     names = []
     for i, part in enumerate(parts):
-        vertices, faces, kept = decimate(part.vertices * np.asarray(scale, float), part.faces, max_faces,
+        budget = None if max_faces is None else max(4, round(max_faces * len(part.faces) / total))
+        vertices, faces, kept = decimate(part.vertices * np.asarray(scale, float), part.faces, budget,
                                          return_kept=True)
         geom_name = name if i == 0 else f"{name}/{i}"
         mesh = spec.add_mesh(name=f"{geom_name}/mesh")

@@ -142,9 +142,5 @@ def _add_visual(spec: mujoco.MjSpec, body, obj: ObjectSpec, model_dir: pathlib.P
     parts = [p for p in parts if p.texture is not None or float(np.max(p.rgba[:3])) >= 0.01]
     if not parts:
         return False
-    total = sum(len(p.faces) for p in parts)
-    for k, part in enumerate(parts):  # the face budget shared by the parts' sizes
-        budget = max(4, round(VISUAL_FACE_BUDGET * len(part.faces) / total))
-        add_visual_parts(spec, body, f"{obj.body_name}/visual" + (f"/{k}" if k else ""), [part], VISUAL_GROUP,
-                         max_faces=budget)
+    add_visual_parts(spec, body, f"{obj.body_name}/visual", parts, VISUAL_GROUP, max_faces=VISUAL_FACE_BUDGET)
     return True

@@ -11,11 +11,11 @@ redraws at every reset).
 
 The original drops the distractors one after another, so one drawn onto another lands
 on it. Here all objects settle together in the task's settle time, so a draw is
-repeated (up to `CLEAR_DRAWS` times) while its footprint (half its largest bounding-
-box side but one, its width) overlaps one placed before; when the clipped region leaves no clear place
-(targets near its edge put several on the x = -0.10 edge), the distractor keeps an
-overlapping draw and starts stacked on top of the ones it overlaps
-(`TaskEnv` spawn heights), from where it falls as in the original.
+repeated (up to `CLEAR_DRAWS` times) while its footprint (a circle of half its
+middle bounding-box side) overlaps one placed before; when the clipped region leaves
+no clear place (targets near its edge put several on the x = -0.10 edge), the
+distractor keeps an overlapping draw and starts stacked on top of the ones it
+overlaps (`TaskEnv` spawn heights), from where it falls as in the original.
 """
 
 from __future__ import annotations

@@ -105,11 +105,14 @@ class TaskEnv:
                              f"Aggregation); task {task!r} is of family {self.spec.family!r}")
         self.scene_key = scene_key
         self.assets = asset_root(assets)
-        footprint = lambda m: 0.5 * float(np.median(object_info(self.spec.info_file, m, self.assets).bbox_size))  # noqa: E731
-        self.episodes = {e.episode_id: with_distractors(e, self.distractors, [footprint(m) for m in self.distractors])
-                         for e in episodes if e.scene_key == scene_key}
+        scene_episodes = [e for e in episodes if e.scene_key == scene_key]
+        # Footprint radius of each object a distractor must clear: half its middle bounding-box side.
+        footprints = {m: 0.5 * float(np.median(object_info(self.spec.info_file, m, self.assets).bbox_size))
+                      for m in scene_episodes[0].model_ids + self.distractors} if self.distractors else {}
+        radii = [footprints[m] for m in self.distractors]
+        self.episodes = {e.episode_id: with_distractors(e, self.distractors, radii) for e in scene_episodes}
         first = next(iter(self.episodes.values()))
-        self._footprints = [footprint(m) for m in first.model_ids] if self.distractors else None
+        self._footprints = [footprints[m] for m in first.model_ids] if self.distractors else None
         self.model_ids = first.model_ids
         infos = [object_info(self.spec.info_file, m, self.assets) for m in self.model_ids]
         objects = tuple(

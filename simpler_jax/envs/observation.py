@@ -129,14 +129,20 @@ class Observer:
         model's own textures; the Google Robot's `URDF_VERSIONS`)."""
         return self.geometry.texture_variant(name)
 
-    def __call__(self, model, data, lighting=None, overlay_rgb=None, texture_variant=0) -> Observation:
+    def appearance(self, name: str) -> int:
+        """The `Params.object_appearance` that draws object appearance `name` ("" = the
+        scene's own models; `simpler_jax.objects.appearance.APPEARANCES` the scene has)."""
+        return self.geometry.appearance(name)
+
+    def __call__(self, model, data, lighting=None, overlay_rgb=None, texture_variant=0,
+                 appearance=0) -> Observation:
         """lighting: a `simpler_jax.render.lighting.Lighting` (default SIMPLER's default);
         overlay_rgb: (H, W, 3) uint8 photo at the render size (needed with `spec.overlay`);
-        texture_variant: () int (see `texture_variant`)."""
+        texture_variant: () int (see `texture_variant`); appearance: () int (see `appearance`)."""
         cam = camera_from_data(model, data, self.camera)
         out = render_full(self.geometry, data.geom_xpos, data.geom_xmat, cam.pos, cam.mat, cam.fovy,
                           self.width, self.height, lighting=lighting, texture_variant=texture_variant,
-                          shadow=self.spec.shadow_spec)
+                          appearance=appearance, shadow=self.spec.shadow_spec)
         rgb, depth, seg = out.rgb, out.depth, out.segmentation
         if self.foreground is not None:
             if overlay_rgb is None or tuple(overlay_rgb.shape) != (self.height, self.width, 3):

@@ -26,7 +26,9 @@ renderer's visual group, one geom per material, decimated to `VISUAL_FACE_BUDGET
 triangles in all, with its UV texture (`simpler_jax.assets.visual_geoms`; baked
 models: their baked texture); the collision pieces then move to the hidden
 collision group. Models without a visual mesh (five in the assets) or without a
-colour keep their collision pieces visible in `FALLBACK_RGBA`.
+colour keep their collision pieces visible in `FALLBACK_RGBA`. With `appearances`
+the body also carries the visual geoms of the object's other textured models, drawn
+per world (`simpler_jax.objects.appearance`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ import numpy as np
 
 from simpler_jax.assets.meshes import convex_pieces, solid_mass_properties, support_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
+from simpler_jax.objects.appearance import (APPEARANCE_GROUP, appearance_geom_name, appearance_model_id,
+                                            check_appearances)
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
 OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
@@ -79,8 +83,12 @@ def add_object(
     max_pieces: int = 8,
     fixed: bool = False,
     visuals: bool = False,
+    appearances: tuple[str, ...] = (),
 ) -> tuple[str, ...]:
-    """Add a free body for `obj` (welded to the world if `fixed`); returns its collision geom names."""
+    """Add a free body for `obj` (welded to the world if `fixed`); returns its collision geom names.
+
+    appearances: with `visuals`, also the visual geoms of these other models of the
+    object (`simpler_jax.objects.appearance`), drawn only in worlds that pick them."""
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
     if not path.is_file():
         raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
@@ -124,14 +132,21 @@ def add_object(
         g.friction = [OBJECT_FRICTION, 0.005, 0.0001]
         g.rgba = list(FALLBACK_RGBA)
         names.append(g.name)
-    if visuals and _add_visual(spec, body, obj, path.parent):
+    if visuals and _add_visual(spec, body, f"{obj.body_name}/visual", path.parent, VISUAL_GROUP):
         for name in names:
             spec.geom(name).group = COLLISION_GROUP
+    if visuals:
+        for appearance in check_appearances(appearances):
+            other = appearance_model_id(obj.model_id, appearance)
+            if other != obj.model_id:  # a model that is missing or has no visual mesh adds nothing
+                _add_visual(spec, body, appearance_geom_name(obj.body_name, appearance),
+                            path.parent.parent / other, APPEARANCE_GROUP)
     return tuple(names)
 
 
-def _add_visual(spec: mujoco.MjSpec, body, obj: ObjectSpec, model_dir: pathlib.Path) -> bool:
-    """Add `obj`'s textured visual mesh to `body`; False if it has none (or no colour)."""
+def _add_visual(spec: mujoco.MjSpec, body, name: str, model_dir: pathlib.Path, group: int) -> bool:
+    """Add the textured visual mesh in `model_dir` to `body` as geoms `name`, `name/1`, ...
+    in `group`; False if there is none (or it has no colour)."""
     from simpler_jax.assets.meshes import visual_mesh_file
     from simpler_jax.assets.textures import load_textured_parts
     from simpler_jax.assets.visual_geoms import add_visual_parts
@@ -142,5 +157,5 @@ def _add_visual(spec: mujoco.MjSpec, body, obj: ObjectSpec, model_dir: pathlib.P
     parts = [p for p in parts if p.texture is not None or float(np.max(p.rgba[:3])) >= 0.01]
     if not parts:
         return False
-    add_visual_parts(spec, body, f"{obj.body_name}/visual", parts, VISUAL_GROUP, max_faces=VISUAL_FACE_BUDGET)
+    add_visual_parts(spec, body, name, parts, group, max_faces=VISUAL_FACE_BUDGET)
     return True

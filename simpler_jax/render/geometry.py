@@ -19,6 +19,7 @@ Shapes (T triangles, G visible geoms, B bodies of the model):
                                     convention: v from the image's top row)
     geom_texture (V, G)    int32    slot in `textures` per texture variant, -1: none
     textures     (K, S, S, 3) uint8 every texture the geoms use, resampled to S x S
+    geom_appearance_mask (G,) int32 bit k set: the geom is drawn in object appearance k
 
 Textures: a mesh geom whose material has an RGB texture and whose mesh has texture
 coordinates is drawn with that texture times its rgba (`simpler_jax.render.texture`);
@@ -27,6 +28,14 @@ material `M` with extra textures `M@<variant>` (`simpler_jax.assets.visual_geoms
 gets one row of `geom_texture` per variant name (`texture_variants`; row 0 is the
 model's own textures; a geom without a variant keeps its texture), and a world
 picks its row at render time.
+
+Object appearances (`simpler_jax.objects.appearance`): the visual geoms of an
+object's other textured models, tagged `<body>/appearance:<name>` in a hidden group,
+are kept too. `appearances` names them (index 0, "", is the model's own look); a
+world draws the geoms whose mask has its appearance's bit (`drawn`): the tagged
+geoms of that appearance, and every untagged geom except the own visual geoms of a
+body that has that appearance. Hidden geoms are collapsed to a point at render time,
+so they are never hit, in the camera or the shadow pass.
 """
 
 from __future__ import annotations
@@ -67,7 +76,9 @@ class RenderGeometry:
     tri_uv: jnp.ndarray
     geom_texture: jnp.ndarray
     textures: jnp.ndarray
+    geom_appearance_mask: jnp.ndarray
     texture_variants: tuple[str, ...] = flax.struct.field(pytree_node=False, default=("",))
+    appearances: tuple[str, ...] = flax.struct.field(pytree_node=False, default=("",))
     far: float = flax.struct.field(pytree_node=False, default=50.0)  # background depth (m)
     near: float = flax.struct.field(pytree_node=False, default=0.01)  # nearest visible depth (m)
 
@@ -80,6 +91,17 @@ class RenderGeometry:
         if name not in self.texture_variants:
             raise ValueError(f"unknown texture variant {name!r}; allowed: {self.texture_variants}")
         return self.texture_variants.index(name)
+
+    def appearance(self, name: str) -> int:
+        """Index of object appearance `name` ("" = the model's own objects)."""
+        if name not in self.appearances:
+            raise ValueError(f"unknown object appearance {name!r}; this scene has {self.appearances} "
+                             "(build it with SceneSpec(object_appearances=...))")
+        return self.appearances.index(name)
+
+    def drawn(self, appearance=0) -> jnp.ndarray:
+        """(G,) bool: the geoms drawn in object appearance `appearance` (traced int)."""
+        return (jnp.right_shift(self.geom_appearance_mask, appearance) & 1) == 1
 
 
 def geom_triangles(m: mujoco.MjModel, g: int, max_faces_per_mesh: int | None,
@@ -148,12 +170,32 @@ def texture_tables(m: mujoco.MjModel, geoms: list[int], size: int):
 
 
 def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[int]:
+    """Geoms with a positive alpha in `geom_groups`, and the object appearance geoms."""
+    from simpler_jax.objects.appearance import geom_appearance
+
     out = []
     for g in range(m.ngeom):
         rgba = m.mat_rgba[m.geom_matid[g]] if m.geom_matid[g] >= 0 else m.geom_rgba[g]
-        if int(m.geom_group[g]) in geom_groups and rgba[3] > 0:
+        shown = int(m.geom_group[g]) in geom_groups or geom_appearance(m.geom(g).name) is not None
+        if shown and rgba[3] > 0:
             out.append(g)
     return out
+
+
+def appearance_masks(m: mujoco.MjModel, geoms: list[int]) -> tuple[tuple[str, ...], np.ndarray]:
+    """(appearance names (A,), geom_appearance_mask (G,) int32) for the visible `geoms`
+    (see module docstring)."""
+    from simpler_jax.objects.appearance import geom_appearance
+
+    tags = [geom_appearance(m.geom(g).name) for g in geoms]
+    names = ("",) + tuple(sorted({t for t in tags if t is not None}))
+    bit = {n: 1 << i for i, n in enumerate(names)}
+    replaced: dict[int, int] = {}  # body -> bits of the appearances that replace its own visuals
+    for g, t in zip(geoms, tags):
+        if t is not None:
+            replaced[int(m.geom_bodyid[g])] = replaced.get(int(m.geom_bodyid[g]), 0) | bit[t]
+    masks = [bit[t] if t is not None else ~replaced.get(int(m.geom_bodyid[g]), 0) for g, t in zip(geoms, tags)]
+    return names, np.asarray(masks, np.int32)
 
 
 def render_geometry(m: mujoco.MjModel, max_faces_per_mesh: int | None = DEFAULT_MAX_FACES_PER_MESH,
@@ -179,6 +221,7 @@ def render_geometry(m: mujoco.MjModel, max_faces_per_mesh: int | None = DEFAULT_
         tri_uv.append(uv)
         tri_geom.append(np.full(len(f), k, np.int32))
     variants, geom_texture, textures = texture_tables(m, geoms, texture_size)
+    appearances, appearance_mask = appearance_masks(m, geoms)
     rgba = np.array([m.mat_rgba[m.geom_matid[g]] if m.geom_matid[g] >= 0 else m.geom_rgba[g]
                      for g in geoms], np.float32)
     body = np.array([m.geom_bodyid[g] for g in geoms], np.int32)
@@ -194,7 +237,9 @@ def render_geometry(m: mujoco.MjModel, max_faces_per_mesh: int | None = DEFAULT_
         tri_uv=jnp.asarray(np.concatenate(tri_uv).astype(np.float32)),
         geom_texture=jnp.asarray(geom_texture),
         textures=jnp.asarray(textures),
+        geom_appearance_mask=jnp.asarray(appearance_mask),
         texture_variants=variants,
+        appearances=appearances,
         far=float(m.vis.map.zfar * m.stat.extent),
         near=float(m.vis.map.znear * m.stat.extent),
     )

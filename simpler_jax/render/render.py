@@ -75,7 +75,7 @@ class RenderOutput:
 def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy,
                 width: int, height: int, lighting: Lighting | None = None, method: str = "tiled",
                 tile: int = 16, max_per_tile: int = 2048, chunk: int = 256,
-                cull_backfaces: bool = True, texture_variant=0,
+                cull_backfaces: bool = True, texture_variant=0, appearance=0,
                 shadow: ShadowSpec | None = None) -> RenderOutput:
     """`render` plus the tiled method's exactness check (see `render`)."""
     if method not in METHODS:
@@ -84,7 +84,8 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     cam_mat = jnp.asarray(cam_mat, jnp.float32).reshape(3, 3)
     gid = geometry.geom_id
     geom_pos = jnp.asarray(geom_xpos, jnp.float32)[gid]
-    geom_mat = jnp.asarray(geom_xmat, jnp.float32).reshape(-1, 3, 3)[gid]
+    # Geoms of other object appearances collapse to a point: degenerate, never hit.
+    geom_mat = jnp.asarray(geom_xmat, jnp.float32).reshape(-1, 3, 3)[gid] * geometry.drawn(appearance)[:, None, None]
     tri_cam = raster.triangles_in_camera(
         geometry.tri_vertices, geometry.tri_geom, geom_pos, geom_mat, jnp.asarray(cam_pos, jnp.float32), cam_mat)
     forms, usable = raster.edge_forms(tri_cam, cull_backfaces)
@@ -131,6 +132,8 @@ def render(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fov
     shadow (a `simpler_jax.render.shadow.ShadowSpec`, default None: no shadows).
     texture_variant: () int, traced: the row of `geometry.geom_texture` to draw
     (`geometry.texture_variant(name)`; 0, the default, is the model's own textures).
+    appearance: () int, traced: the object appearance to draw (`geometry.appearance(name)`;
+    0, the default, is the model's own objects).
     """
     out = render_full(geometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy, width, height, **kw)
     return out.rgb, out.depth, out.segmentation

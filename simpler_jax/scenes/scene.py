@@ -59,6 +59,9 @@ class SceneSpec:
     cabinet: str | None = None  # mk_station* name: SIMPLER's drawer cabinet
     collision: str = "simplified"
     visuals: bool = False
+    # Other textured models of the objects, selectable per world (with visuals;
+    # `simpler_jax.objects.appearance.APPEARANCES`).
+    object_appearances: tuple[str, ...] = ()
     hand_table_contacts: bool = True  # hand links collide with the table
     solver_iterations: int = 20
     # Contact time constant and damping ratio. PhysX contacts are rigid; 5 ms (2.5
@@ -270,7 +273,8 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     add_camera(spec, s.camera_spec())
     object_geoms, static_geoms = [], []  # static: surfaces objects and the hand touch
     for obj, fixed in [(o, False) for o in s.objects] + [(o, True) for o in s.static_objects]:
-        names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed, visuals=s.visuals)
+        names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed, visuals=s.visuals,
+                           appearances=s.object_appearances)
         for n in names:  # objects collide through explicit pairs only
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         if fixed:

@@ -10,7 +10,10 @@ One `TaskEnv` is one compiled scene: the task's episodes that share a `scene_key
 (the same object models; move near has one per object triplet). Everything else in
 an episode (robot pose, object poses, drawer openings, source/target indices) is in
 the per-world `TaskParams`. `distractors` (grasp tasks) adds the coke-can Variant
-Aggregation's distractor objects after the target (`simpler_jax.tasks.distractors`).
+Aggregation's distractor objects after the target (`simpler_jax.tasks.distractors`);
+`object_appearances` (with an observation) adds the objects' other textured models,
+picked per world by `episode_params(..., object_appearance=...)`
+(`simpler_jax.objects.appearance`).
 
 Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
 under its centre (found by casting a ray down the collision geometry at build time)
@@ -42,6 +45,7 @@ from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.envs.state import State
+from simpler_jax.objects.appearance import check_appearances
 from simpler_jax.objects.build import ObjectSpec
 from simpler_jax.render.lighting import lighting_mode
 from simpler_jax.render.overlay import load_overlay_uint8
@@ -91,8 +95,11 @@ class TaskEnv:
                  collision: str = "simplified", station: str = DEFAULT_STATION,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None,
-                 distractors: tuple[str, ...] = ()):
+                 distractors: tuple[str, ...] = (), object_appearances: tuple[str, ...] = ()):
         self.spec = task_spec(task)
+        self.object_appearances = check_appearances(object_appearances)
+        if self.object_appearances and observation is None:
+            raise ValueError("object_appearances change only the images: build the TaskEnv with an observation")
         episodes = self.spec.episodes()
         keys = list(dict.fromkeys(e.scene_key for e in episodes))
         if scene_key is None:
@@ -125,7 +132,7 @@ class TaskEnv:
             self.spec.robot, first.robot_xy, first.robot_yaw, base_z=self.spec.base_z,
             camera=self.spec.camera, objects=objects, static_objects=static, table=not drawers,
             cabinet=station if drawers else None, collision=collision, visuals=observation is not None,
-            object_surface=self.spec.object_surface,
+            object_surface=self.spec.object_surface, object_appearances=self.object_appearances,
         )
         self.scene = build_scene(scene_spec, self.assets)
         self.max_steps = int(max_steps or self.spec.max_steps)
@@ -150,19 +157,24 @@ class TaskEnv:
         self.max_grasp_angle = contacts.GRASP_MAX_ANGLE_DEG[self.spec.robot]
 
     # ------------------------------------------------------------- parameters
-    def episode_params(self, episode_ids, urdf_version: str = "") -> TaskParams:
+    def episode_params(self, episode_ids, urdf_version: str = "", object_appearance: str = "") -> TaskParams:
         """TaskParams for `episode_ids` of this scene, stacked on a leading world axis.
 
         urdf_version: the robot texture variant the observations draw (SIMPLER's
         `urdf_version`: "" or one of the Google Robot's `URDF_VERSIONS`; the Visual
-        Matching score averages the first four)."""
+        Matching score averages the first four).
+        object_appearance: "" (the task's own object models) or one of the
+        `object_appearances` this TaskEnv was built with ("unbaked", "baked",
+        "baked_v2": `simpler_jax.objects.appearance`); objects without a model in
+        that appearance keep their own."""
         unknown = [e for e in episode_ids if e not in self.episodes]
         if unknown:
             raise ValueError(
                 f"episode ids {unknown} are not in task {self.spec.name!r} scene {self.scene_key!r}; "
                 f"allowed: {sorted(self.episodes)}")
         base = self.env.default_params()
-        base = base.replace(texture_variant=jnp.asarray(self._texture_variant(urdf_version), jnp.int32))
+        base = base.replace(texture_variant=jnp.asarray(self._texture_variant(urdf_version), jnp.int32),
+                            object_appearance=jnp.asarray(self._appearance(object_appearance), jnp.int32))
         worlds = [self._one(base, self.episodes[e]) for e in episode_ids]
         return jax.tree.map(lambda *xs: jnp.stack(xs), *worlds)
 
@@ -199,6 +211,14 @@ class TaskEnv:
                              f"allowed: {allowed}")
         observer = self.env.observer
         return 0 if observer is None else observer.texture_variant(urdf_version)
+
+    def _appearance(self, name: str) -> int:
+        if name and name not in self.object_appearances:
+            raise ValueError(f"object appearance {name!r} is not in this TaskEnv; allowed: "
+                             f"{[''] + list(self.object_appearances)} (build it with object_appearances=...)")
+        geometry = None if self.env.observer is None else self.env.observer.geometry
+        # An appearance no object has another model for is the scene's own look.
+        return geometry.appearance(name) if geometry is not None and name in geometry.appearances else 0
 
     def _overlay(self, ep) -> np.ndarray:
         if ep.overlay is None:

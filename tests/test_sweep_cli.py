@@ -90,6 +90,9 @@ def test_variant_aggregation_variants_are_per_task():
     assert scene_options("google_robot_close_drawer", "visual_matching") == SceneOptions("mk_station_recolor")
     assert scene_options("google_robot_pick_coke_can", "more_distractors").distractors == COKE_CAN_DISTRACTORS["more"]
     assert scene_options("google_robot_move_near", "no_distractor") == SceneOptions("mk_station_recolor")
+    # Table textures are a look of the base scene: images only, the rollout's scene is shared.
+    table = scene_options("google_robot_pick_coke_can", "cabinet2_table")
+    assert table.appearance == "cabinet2_table" and table.physics == scene_options("google_robot_pick_coke_can", "base")
 
 
 FLAG_CASES = [

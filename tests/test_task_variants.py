@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from simpler_jax.render.lighting import lighting_mode
+from simpler_jax.scenes.appearance import TABLE_APPEARANCES
 from simpler_jax.tasks import variants as V
 from simpler_jax.tasks.env import TaskEnv
 
@@ -21,6 +22,8 @@ def test_variant_counts_match_the_paper(task, in_metric, run):
         if v.background and v.background != "frl_apartment_stage_simple":
             assert v.substitute  # unavailable originals say what stands in
         assert V.variant_metadata(v)["name"] == v.name
+        if v.kind == "table" and v.background:  # the cabinet-room tables: a substitute texture, per world
+            assert v.appearance in TABLE_APPEARANCES and V.variant_metadata(v)["appearance"] == v.appearance
 
 
 def test_bridge_tasks_have_no_variant_aggregation():

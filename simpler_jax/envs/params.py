@@ -40,9 +40,9 @@ class Params:
     texture_variant: () int32, the texture variant the renderer draws (0: the
         model's own textures; the Google Robot's recolours, SIMPLER's `urdf_version`:
         `simpler_jax.envs.observation.Observer.texture_variant(name)`).
-    object_appearance: () int32, the object appearance the renderer draws (0: the
+    appearance: () int32, the object appearance the renderer draws (0: the
         scene's own object models; the baked / un-baked models of a scene built with
-        `SceneSpec(object_appearances=...)`: `Observer.appearance(name)`).
+        `SceneSpec(appearances=...)`: `Observer.appearance(name)`).
     """
 
     arm_stiffness: jnp.ndarray
@@ -65,7 +65,7 @@ class Params:
     light_colors: jnp.ndarray
     overlay_rgb: jnp.ndarray
     texture_variant: jnp.ndarray
-    object_appearance: jnp.ndarray
+    appearance: jnp.ndarray
 
     def lighting(self):
         from simpler_jax.render.lighting import Lighting
@@ -112,7 +112,7 @@ def default_params(scene: Scene) -> Params:
         light_ambient=light.ambient, light_directions=light.directions, light_colors=light.colors,
         overlay_rgb=jnp.zeros((0, 0, 3), jnp.uint8),
         texture_variant=jnp.zeros((), jnp.int32),
-        object_appearance=jnp.zeros((), jnp.int32),
+        appearance=jnp.zeros((), jnp.int32),
     )
 
 

@@ -118,7 +118,7 @@ class RobotEnv:
         if self.observer is None:
             return state
         return state.replace(obs=self.observer(model, state.data, params.lighting(), params.overlay_rgb,
-                             params.texture_variant, params.object_appearance))
+                             params.texture_variant, params.appearance))
 
     def reset_qpos(self, params: Params) -> jax.Array:
         """(nq,) joint positions a reset starts from: robot, objects, scene joints."""
@@ -139,7 +139,7 @@ class RobotEnv:
         model = self.model(params)
         data = mjx.camlight(model, mjx.kinematics(model, mjx.make_data(model).replace(qpos=qpos)))
         return self.observer(model, data, params.lighting(), params.overlay_rgb,
-                             params.texture_variant, params.object_appearance)
+                             params.texture_variant, params.appearance)
 
     def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
         idx = self.index

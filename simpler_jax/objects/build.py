@@ -28,7 +28,7 @@ models: their baked texture); the collision pieces then move to the hidden
 collision group. Models without a visual mesh (five in the assets) or without a
 colour keep their collision pieces visible in `FALLBACK_RGBA`. With `appearances`
 the body also carries the visual geoms of the object's other textured models, drawn
-per world (`simpler_jax.objects.appearance`).
+per world (`simpler_jax.scenes.appearance`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ import numpy as np
 
 from simpler_jax.assets.meshes import convex_pieces, solid_mass_properties, support_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
-from simpler_jax.objects.appearance import (APPEARANCE_GROUP, appearance_geom_name, appearance_model_id,
-                                            check_appearances)
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
 OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
@@ -88,7 +86,7 @@ def add_object(
     """Add a free body for `obj` (welded to the world if `fixed`); returns its collision geom names.
 
     appearances: with `visuals`, also the visual geoms of these other models of the
-    object (`simpler_jax.objects.appearance`), drawn only in worlds that pick them."""
+    object (`simpler_jax.scenes.appearance`), drawn only in worlds that pick them."""
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
     if not path.is_file():
         raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
@@ -135,8 +133,11 @@ def add_object(
     if visuals and _add_visual(spec, body, f"{obj.body_name}/visual", path.parent, VISUAL_GROUP):
         for name in names:
             spec.geom(name).group = COLLISION_GROUP
-    if visuals:
-        for appearance in check_appearances(appearances):
+    if visuals and appearances:
+        from simpler_jax.scenes.appearance import (APPEARANCE_GROUP, appearance_geom_name, appearance_model_id,
+                                                   object_appearances)
+
+        for appearance in object_appearances(appearances):
             other = appearance_model_id(obj.model_id, appearance)
             if other != obj.model_id:  # a model that is missing or has no visual mesh adds nothing
                 _add_visual(spec, body, appearance_geom_name(obj.body_name, appearance),

@@ -29,12 +29,13 @@ gets one row of `geom_texture` per variant name (`texture_variants`; row 0 is th
 model's own textures; a geom without a variant keeps its texture), and a world
 picks its row at render time.
 
-Object appearances (`simpler_jax.objects.appearance`): the visual geoms of an
-object's other textured models, tagged `<body>/appearance:<name>` in a hidden group,
-are kept too. `appearances` names them (index 0, "", is the model's own look); a
-world draws the geoms whose mask has its appearance's bit (`drawn`): the tagged
-geoms of that appearance, and every untagged geom except the own visual geoms of a
-body that has that appearance. Hidden geoms are collapsed to a point at render time,
+Appearances (`simpler_jax.scenes.appearance`): the visual geoms of an object's other
+textured models and the table's substitute textures, tagged
+`<owner>/appearance:<name>` in a hidden group, are kept too. `appearances` names
+them (index 0, "", is the model's own look); a world draws the geoms whose mask has
+its appearance's bit (`drawn`): the tagged geoms of that appearance, and every
+untagged geom except the owner's own geoms (named `<owner>` or `<owner>/...`, on
+the same body) where the owner has that appearance. Hidden geoms are collapsed to a point at render time,
 so they are never hit, in the camera or the shadow pass.
 """
 
@@ -96,7 +97,7 @@ class RenderGeometry:
         """Index of object appearance `name` ("" = the model's own objects)."""
         if name not in self.appearances:
             raise ValueError(f"unknown object appearance {name!r}; this scene has {self.appearances} "
-                             "(build it with SceneSpec(object_appearances=...))")
+                             "(build it with SceneSpec(appearances=...))")
         return self.appearances.index(name)
 
     def drawn(self, appearance=0) -> jnp.ndarray:
@@ -171,7 +172,7 @@ def texture_tables(m: mujoco.MjModel, geoms: list[int], size: int):
 
 def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[int]:
     """Geoms with a positive alpha in `geom_groups`, and the object appearance geoms."""
-    from simpler_jax.objects.appearance import geom_appearance
+    from simpler_jax.scenes.appearance import geom_appearance
 
     out = []
     for g in range(m.ngeom):
@@ -185,16 +186,24 @@ def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[in
 def appearance_masks(m: mujoco.MjModel, geoms: list[int]) -> tuple[tuple[str, ...], np.ndarray]:
     """(appearance names (A,), geom_appearance_mask (G,) int32) for the visible `geoms`
     (see module docstring)."""
-    from simpler_jax.objects.appearance import geom_appearance
+    from simpler_jax.scenes.appearance import appearance_owner, geom_appearance, replaces
 
-    tags = [geom_appearance(m.geom(g).name) for g in geoms]
+    names_g = [m.geom(g).name for g in geoms]
+    tags = [geom_appearance(n) for n in names_g]
     names = ("",) + tuple(sorted({t for t in tags if t is not None}))
     bit = {n: 1 << i for i, n in enumerate(names)}
-    replaced: dict[int, int] = {}  # body -> bits of the appearances that replace its own visuals
-    for g, t in zip(geoms, tags):
+    owners: dict[tuple[int, str], int] = {}  # (body, owner) -> bits of the appearances replacing it
+    for g, n, t in zip(geoms, names_g, tags):
         if t is not None:
-            replaced[int(m.geom_bodyid[g])] = replaced.get(int(m.geom_bodyid[g]), 0) | bit[t]
-    masks = [bit[t] if t is not None else ~replaced.get(int(m.geom_bodyid[g]), 0) for g, t in zip(geoms, tags)]
+            key = (int(m.geom_bodyid[g]), appearance_owner(n))
+            owners[key] = owners.get(key, 0) | bit[t]
+    masks = []
+    for g, n, t in zip(geoms, names_g, tags):
+        if t is not None:
+            masks.append(bit[t])
+            continue
+        body = int(m.geom_bodyid[g])
+        masks.append(~sum(b for (ob, owner), b in owners.items() if ob == body and replaces(owner, n)))
     return names, np.asarray(masks, np.int32)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from simpler_jax.assets.paths import asset_root as resolve_asset_root
 from simpler_jax.objects.build import ObjectSpec, add_object
+from simpler_jax.scenes.appearance import add_table_appearances
 from simpler_jax.objects.cabinet import add_cabinet, cabinet_index
 from simpler_jax.robots import google_robot, widowx
 from simpler_jax.robots.builder import add_robot
@@ -59,9 +60,9 @@ class SceneSpec:
     cabinet: str | None = None  # mk_station* name: SIMPLER's drawer cabinet
     collision: str = "simplified"
     visuals: bool = False
-    # Other textured models of the objects, selectable per world (with visuals;
-    # `simpler_jax.objects.appearance.APPEARANCES`).
-    object_appearances: tuple[str, ...] = ()
+    # Other looks of the objects and the table, selectable per world (with visuals;
+    # `simpler_jax.scenes.appearance.APPEARANCES`).
+    appearances: tuple[str, ...] = ()
     hand_table_contacts: bool = True  # hand links collide with the table
     solver_iterations: int = 20
     # Contact time constant and damping ratio. PhysX contacts are rigid; 5 ms (2.5
@@ -262,6 +263,8 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     if s.object_surface not in ("box", "plane"):
         raise ValueError(f"object_surface {s.object_surface!r}; allowed: ['box', 'plane']")
     table = _add_table(spec, s, env_type, env_aff) if s.table else None
+    if table is not None and s.visuals:
+        add_table_appearances(spec, s.appearances, spec.geom(table), assets)
     # Added only when used: one more geom reorders MJX's contacts, and a single grasp is
     # chaotic (benchmarks/RESULTS.md), so the box scenes keep their exact model.
     object_table = _add_table_surface(spec, s) if (s.table and s.object_surface == "plane") else table
@@ -274,7 +277,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     object_geoms, static_geoms = [], []  # static: surfaces objects and the hand touch
     for obj, fixed in [(o, False) for o in s.objects] + [(o, True) for o in s.static_objects]:
         names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed, visuals=s.visuals,
-                           appearances=s.object_appearances)
+                           appearances=s.appearances)
         for n in names:  # objects collide through explicit pairs only
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         if fixed:

@@ -49,10 +49,18 @@ class CompiledScene:
 @dataclasses.dataclass(frozen=True)
 class SceneOptions:
     """What a (task, variant) changes in the compiled scene: the cabinet URDF and the
-    distractor objects (`TaskEnv` keywords)."""
+    distractor objects (`TaskEnv` keywords), and the look its images draw (`TaskEnv`
+    appearances; images only: the rollouts, which render nothing, share the scene
+    without it)."""
 
     station: str = DEFAULT_STATION
     distractors: tuple[str, ...] = ()
+    appearance: str = ""
+
+    @property
+    def physics(self) -> "SceneOptions":
+        """These options without what only the images see."""
+        return dataclasses.replace(self, appearance="")
 
 
 def scene_options(task: str, variant: str) -> SceneOptions:
@@ -65,7 +73,7 @@ def scene_options(task: str, variant: str) -> SceneOptions:
     if v is None:
         return SceneOptions()
     distractors = () if v.distractors == NO_DISTRACTOR else tuple(v.distractors)
-    return SceneOptions(v.station or DEFAULT_STATION, distractors)
+    return SceneOptions(v.station or DEFAULT_STATION, distractors, v.appearance or "")
 
 
 _CACHE: dict = {}
@@ -74,7 +82,7 @@ _CACHE: dict = {}
 def get_scene(task: str, scene_key: str, options: SceneOptions, assets, num_worlds: int, steps: int,
               record: bool) -> CompiledScene:
     """The compiled scene, memoised per process (a resumed or repeated sweep reuses it)."""
-    key = (task, scene_key, options, str(assets), num_worlds, steps, record)
+    key = (task, scene_key, options.physics, str(assets), num_worlds, steps, record)
     if key not in _CACHE:
         from simpler_jax.tasks.env import TaskEnv
         from simpler_jax.tasks.rollout import make_rollout

@@ -4,8 +4,9 @@ The rollout records every world's joint positions after each control step
 (`make_rollout(record=True)`); here a copy of the task scene with its visual
 meshes re-poses each recorded step (`RobotEnv.observe_qpos`: kinematics only, no
 physics) and renders it with the pure-JAX renderer at the scene camera
-(`simpler_jax.envs.observation`), under each world's own lighting. Rendering stays
-out of the evaluated rollout, so asking for videos never changes a result.
+(`simpler_jax.envs.observation`), under each world's own lighting and with the
+variant's look (`SceneOptions.appearance`: the table-texture variants). Rendering
+stays out of the evaluated rollout, so asking for videos never changes a result.
 
 Frames: (T + 1, H, W, 3) uint8 per episode (the settled reset state, then every
 control step); a GIF tiles the chunk's selected episodes left to right and plays
@@ -17,6 +18,7 @@ from __future__ import annotations
 import pathlib
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 VIDEO_WIDTH = 160  # pixels per world; the height keeps the camera's aspect ratio
@@ -35,14 +37,18 @@ class EpisodeRenderer:
         spec = task_spec(task)
         cam = SceneSpec(spec.robot, (0.0, 0.0), camera=spec.camera).camera_spec()
         height = max(int(round(width * cam.height / cam.width)), 1)
+        appearances = (options.appearance,) if options.appearance else ()
         self.env = TaskEnv(task, scene_key=scene_key, assets=assets, station=options.station,
-                           distractors=options.distractors, observation=ObservationSpec(width=width, height=height))
+                           distractors=options.distractors, observation=ObservationSpec(width=width, height=height),
+                           appearances=appearances)
+        self.appearance = self.env.appearance_index(options.appearance)
         self.control_freq = self.env.scene.robot.control_freq
         robot_env = self.env.env
         self._frames = jax.jit(jax.vmap(lambda p, q: robot_env.observe_qpos(p.robot, q).rgb, in_axes=(None, 0)))
 
     def frames(self, params, qpos: np.ndarray) -> np.ndarray:
         """params: one world's TaskParams; qpos (T + 1, nq) as recorded -> (T + 1, H, W, 3) uint8."""
+        params = params.replace(robot=params.robot.replace(appearance=jnp.asarray(self.appearance, jnp.int32)))
         return np.asarray(self._frames(params, np.asarray(qpos)))
 
 

@@ -11,9 +11,9 @@ One `TaskEnv` is one compiled scene: the task's episodes that share a `scene_key
 an episode (robot pose, object poses, drawer openings, source/target indices) is in
 the per-world `TaskParams`. `distractors` (grasp tasks) adds the coke-can Variant
 Aggregation's distractor objects after the target (`simpler_jax.tasks.distractors`);
-`object_appearances` (with an observation) adds the objects' other textured models,
-picked per world by `episode_params(..., object_appearance=...)`
-(`simpler_jax.objects.appearance`).
+`appearances` (with an observation) adds the objects' other textured models and
+the table's substitute textures, picked per world by `episode_params(..., appearance=...)`
+(`simpler_jax.scenes.appearance`).
 
 Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
 under its centre (found by casting a ray down the collision geometry at build time)
@@ -45,7 +45,7 @@ from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.envs.state import State
-from simpler_jax.objects.appearance import check_appearances
+from simpler_jax.scenes.appearance import check_appearances
 from simpler_jax.objects.build import ObjectSpec
 from simpler_jax.render.lighting import lighting_mode
 from simpler_jax.render.overlay import load_overlay_uint8
@@ -95,11 +95,11 @@ class TaskEnv:
                  collision: str = "simplified", station: str = DEFAULT_STATION,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None,
-                 distractors: tuple[str, ...] = (), object_appearances: tuple[str, ...] = ()):
+                 distractors: tuple[str, ...] = (), appearances: tuple[str, ...] = ()):
         self.spec = task_spec(task)
-        self.object_appearances = check_appearances(object_appearances)
-        if self.object_appearances and observation is None:
-            raise ValueError("object_appearances change only the images: build the TaskEnv with an observation")
+        self.appearances = check_appearances(appearances)
+        if self.appearances and observation is None:
+            raise ValueError("appearances change only the images: build the TaskEnv with an observation")
         episodes = self.spec.episodes()
         keys = list(dict.fromkeys(e.scene_key for e in episodes))
         if scene_key is None:
@@ -132,7 +132,7 @@ class TaskEnv:
             self.spec.robot, first.robot_xy, first.robot_yaw, base_z=self.spec.base_z,
             camera=self.spec.camera, objects=objects, static_objects=static, table=not drawers,
             cabinet=station if drawers else None, collision=collision, visuals=observation is not None,
-            object_surface=self.spec.object_surface, object_appearances=self.object_appearances,
+            object_surface=self.spec.object_surface, appearances=self.appearances,
         )
         self.scene = build_scene(scene_spec, self.assets)
         self.max_steps = int(max_steps or self.spec.max_steps)
@@ -157,16 +157,16 @@ class TaskEnv:
         self.max_grasp_angle = contacts.GRASP_MAX_ANGLE_DEG[self.spec.robot]
 
     # ------------------------------------------------------------- parameters
-    def episode_params(self, episode_ids, urdf_version: str = "", object_appearance: str = "") -> TaskParams:
+    def episode_params(self, episode_ids, urdf_version: str = "", appearance: str = "") -> TaskParams:
         """TaskParams for `episode_ids` of this scene, stacked on a leading world axis.
 
         urdf_version: the robot texture variant the observations draw (SIMPLER's
         `urdf_version`: "" or one of the Google Robot's `URDF_VERSIONS`; the Visual
         Matching score averages the first four).
-        object_appearance: "" (the task's own object models) or one of the
-        `object_appearances` this TaskEnv was built with ("unbaked", "baked",
-        "baked_v2": `simpler_jax.objects.appearance`); objects without a model in
-        that appearance keep their own."""
+        appearance: "" (the task's own look) or one of the `appearances` this
+        TaskEnv was built with (objects: "unbaked", "baked", "baked_v2"; the
+        table: "cabinet1_table", "cabinet2_table"; `simpler_jax.scenes.appearance`);
+        what has no other look in that appearance keeps its own."""
         unknown = [e for e in episode_ids if e not in self.episodes]
         if unknown:
             raise ValueError(
@@ -174,7 +174,7 @@ class TaskEnv:
                 f"allowed: {sorted(self.episodes)}")
         base = self.env.default_params()
         base = base.replace(texture_variant=jnp.asarray(self._texture_variant(urdf_version), jnp.int32),
-                            object_appearance=jnp.asarray(self._appearance(object_appearance), jnp.int32))
+                            appearance=jnp.asarray(self.appearance_index(appearance), jnp.int32))
         worlds = [self._one(base, self.episodes[e]) for e in episode_ids]
         return jax.tree.map(lambda *xs: jnp.stack(xs), *worlds)
 
@@ -212,12 +212,13 @@ class TaskEnv:
         observer = self.env.observer
         return 0 if observer is None else observer.texture_variant(urdf_version)
 
-    def _appearance(self, name: str) -> int:
-        if name and name not in self.object_appearances:
-            raise ValueError(f"object appearance {name!r} is not in this TaskEnv; allowed: "
-                             f"{[''] + list(self.object_appearances)} (build it with object_appearances=...)")
+    def appearance_index(self, name: str) -> int:
+        """The `Params.appearance` of appearance `name` in this scene (0: its own look)."""
+        if name and name not in self.appearances:
+            raise ValueError(f"appearance {name!r} is not in this TaskEnv; allowed: "
+                             f"{[''] + list(self.appearances)} (build it with appearances=...)")
         geometry = None if self.env.observer is None else self.env.observer.geometry
-        # An appearance no object has another model for is the scene's own look.
+        # An appearance nothing in the scene has another look for is the scene's own look.
         return geometry.appearance(name) if geometry is not None and name in geometry.appearances else 0
 
     def _overlay(self, ep) -> np.ndarray:

@@ -5,6 +5,9 @@ A variant changes how a task looks, not what it asks. Two kinds of change:
 * per-world parameters (`apply_variant(params, variant)`): the lighting mode and the
   head tilt of the camera-angle variants; they batch with any other variant in one
   compiled call;
+* per-world looks (`Variant.appearance`): the table-texture variants draw the table
+  with a substitute texture (`simpler_jax.scenes.appearance`) in scenes built with
+  that appearance; the physics is the base scene's;
 * scene changes (`Variant.station`, `.background`, `.distractors`): a different
   cabinet URDF, scene stage or distractor set is a different compiled scene.
   `TaskEnv(task, station=v.station, distractors=v.distractors)` builds the cabinet
@@ -47,10 +50,12 @@ class Variant:
     distractors: tuple[str, ...] = ()
     in_metric: bool = True
     substitute: str | None = None  # what stands in for an unavailable original asset
+    appearance: str | None = None  # per-world look (`simpler_jax.scenes.appearance`)
 
 
 _BG_SUB = "the table box of the base scene (original stage GLB not available)"
-_TABLE_SUB = "the table box of the base scene (original cabinet-room stage GLB not available)"
+_TABLE_SUB = ("the table box drawn with the stone texture of SIMPLER's stone_tabletop.glb ({tint}; appearance "
+              "{name!r}: simpler_jax.scenes.appearance); the original cabinet-room stage GLB is not available")
 _ROOM_SUB = "no room geometry (original stage GLB not available; drawer scenes have no arena collision)"
 
 
@@ -67,9 +72,10 @@ def _tabletop(less, more):
     out += [v for v in (less, more) if v is not None]
     out += [
         Variant("cabinet1_table", "table", background="Baked_sc1_staging_objaverse_cabinet1_h870",
-                substitute=_TABLE_SUB),
+                appearance="cabinet1_table", substitute=_TABLE_SUB.format(tint="as is", name="cabinet1_table")),
         Variant("cabinet2_table", "table", background="Baked_sc1_staging_objaverse_cabinet2_h870",
-                substitute=_TABLE_SUB),
+                appearance="cabinet2_table", substitute=_TABLE_SUB.format(tint="tinted warmer",
+                                                                          name="cabinet2_table")),
     ]
     out += [Variant("alt_camera", "camera", head_tilt=0.9351361, in_metric=False),
             Variant("alt_camera_2", "camera", head_tilt=0.6651361, in_metric=False)]
@@ -162,7 +168,10 @@ def not_modelled(v: Variant) -> list[str]:
     elif v.distractors:
         out.append("distractors settle together with the target (the original drops them one by one): "
                    "overlapping draws start stacked (simpler_jax.tasks.distractors)")
-    if v.background:
+    if v.background and v.appearance:
+        out.append(f"scene stage {v.background!r}: not built; its table is a substitute texture in the images "
+                   "(see substitute), the room around it is not rendered")
+    elif v.background:
         out.append(f"scene stage {v.background!r}: not built or rendered (see substitute)")
     return out
 
@@ -170,5 +179,5 @@ def not_modelled(v: Variant) -> list[str]:
 def variant_metadata(v: Variant) -> dict:
     """What a results file records about the variant, substitutes and gaps included."""
     meta = {k: getattr(v, k) for k in ("name", "kind", "lighting", "head_tilt", "station", "background",
-                                       "distractors", "in_metric", "substitute")}
+                                       "distractors", "in_metric", "substitute", "appearance")}
     return meta | {"not_modelled": not_modelled(v)}

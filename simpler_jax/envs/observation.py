@@ -130,8 +130,8 @@ class Observer:
         return self.geometry.texture_variant(name)
 
     def appearance(self, name: str) -> int:
-        """The `Params.appearance` that draws object appearance `name` ("" = the
-        scene's own models; `simpler_jax.scenes.appearance.APPEARANCES` the scene has)."""
+        """The `Params.appearance` that draws appearance `name` ("" = the scene's own
+        look; `simpler_jax.scenes.appearance.APPEARANCES` the scene has)."""
         return self.geometry.appearance(name)
 
     def __call__(self, model, data, lighting=None, overlay_rgb=None, texture_variant=0,

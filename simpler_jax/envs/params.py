@@ -40,9 +40,9 @@ class Params:
     texture_variant: () int32, the texture variant the renderer draws (0: the
         model's own textures; the Google Robot's recolours, SIMPLER's `urdf_version`:
         `simpler_jax.envs.observation.Observer.texture_variant(name)`).
-    appearance: () int32, the object appearance the renderer draws (0: the
-        scene's own object models; the baked / un-baked models of a scene built with
-        `SceneSpec(appearances=...)`: `Observer.appearance(name)`).
+    appearance: () int32, the appearance the renderer draws (0: the scene's own
+        look; the objects' baked / un-baked models and the table textures of a scene
+        built with `SceneSpec(appearances=...)`: `Observer.appearance(name)`).
     """
 
     arm_stiffness: jnp.ndarray

@@ -19,7 +19,7 @@ Shapes (T triangles, G visible geoms, B bodies of the model):
                                     convention: v from the image's top row)
     geom_texture (V, G)    int32    slot in `textures` per texture variant, -1: none
     textures     (K, S, S, 3) uint8 every texture the geoms use, resampled to S x S
-    geom_appearance_mask (G,) int32 bit k set: the geom is drawn in object appearance k
+    geom_appearance_mask (G,) int32 bit k set: the geom is drawn in appearance k
 
 Textures: a mesh geom whose material has an RGB texture and whose mesh has texture
 coordinates is drawn with that texture times its rgba (`simpler_jax.render.texture`);
@@ -35,8 +35,8 @@ textured models and the table's substitute textures, tagged
 them (index 0, "", is the model's own look); a world draws the geoms whose mask has
 its appearance's bit (`drawn`): the tagged geoms of that appearance, and every
 untagged geom except the owner's own geoms (named `<owner>` or `<owner>/...`, on
-the same body) where the owner has that appearance. Hidden geoms are collapsed to a point at render time,
-so they are never hit, in the camera or the shadow pass.
+the same body) where the owner has that appearance. Hidden geoms are collapsed to
+a point at render time, so they are never hit, in the camera or the shadow pass.
 """
 
 from __future__ import annotations
@@ -94,14 +94,14 @@ class RenderGeometry:
         return self.texture_variants.index(name)
 
     def appearance(self, name: str) -> int:
-        """Index of object appearance `name` ("" = the model's own objects)."""
+        """Index of appearance `name` ("" = the model's own look)."""
         if name not in self.appearances:
-            raise ValueError(f"unknown object appearance {name!r}; this scene has {self.appearances} "
+            raise ValueError(f"unknown appearance {name!r}; this scene has {self.appearances} "
                              "(build it with SceneSpec(appearances=...))")
         return self.appearances.index(name)
 
     def drawn(self, appearance=0) -> jnp.ndarray:
-        """(G,) bool: the geoms drawn in object appearance `appearance` (traced int)."""
+        """(G,) bool: the geoms drawn in appearance `appearance` (traced int)."""
         return (jnp.right_shift(self.geom_appearance_mask, appearance) & 1) == 1
 
 
@@ -171,7 +171,7 @@ def texture_tables(m: mujoco.MjModel, geoms: list[int], size: int):
 
 
 def visible_geoms(m: mujoco.MjModel, geom_groups=DEFAULT_GEOM_GROUPS) -> list[int]:
-    """Geoms with a positive alpha in `geom_groups`, and the object appearance geoms."""
+    """Geoms with a positive alpha in `geom_groups`, and the appearance geoms."""
     from simpler_jax.scenes.appearance import geom_appearance
 
     out = []

@@ -84,7 +84,7 @@ def render_full(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat
     cam_mat = jnp.asarray(cam_mat, jnp.float32).reshape(3, 3)
     gid = geometry.geom_id
     geom_pos = jnp.asarray(geom_xpos, jnp.float32)[gid]
-    # Geoms of other object appearances collapse to a point: degenerate, never hit.
+    # Geoms of other appearances collapse to a point: degenerate, never hit.
     geom_mat = jnp.asarray(geom_xmat, jnp.float32).reshape(-1, 3, 3)[gid] * geometry.drawn(appearance)[:, None, None]
     tri_cam = raster.triangles_in_camera(
         geometry.tri_vertices, geometry.tri_geom, geom_pos, geom_mat, jnp.asarray(cam_pos, jnp.float32), cam_mat)
@@ -132,8 +132,8 @@ def render(geometry: RenderGeometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fov
     shadow (a `simpler_jax.render.shadow.ShadowSpec`, default None: no shadows).
     texture_variant: () int, traced: the row of `geometry.geom_texture` to draw
     (`geometry.texture_variant(name)`; 0, the default, is the model's own textures).
-    appearance: () int, traced: the object appearance to draw (`geometry.appearance(name)`;
-    0, the default, is the model's own objects).
+    appearance: () int, traced: the appearance to draw (`geometry.appearance(name)`;
+    0, the default, is the model's own look: `simpler_jax.scenes.appearance`).
     """
     out = render_full(geometry, geom_xpos, geom_xmat, cam_pos, cam_mat, fovy, width, height, **kw)
     return out.rgb, out.depth, out.segmentation

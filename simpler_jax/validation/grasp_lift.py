@@ -15,12 +15,18 @@ Status (see benchmarks/RESULTS.md, grasp section): both robots pass. Both modes
 touch the object through the same contact pairs (friction, torsion, softness); the
 simplified WidowX touches it through flat box pads on its finger pads
 (`RobotConfig.finger_pads`), because the finger hull's 3-degree pad tilt (a hull
-artifact) made MJX lose the cube: MJX lifts it 8.2 cm where MuJoCo C on the original
-meshes lifts it 8.8 cm. The Google fingers carry rotor inertia
+artifact) made MJX lose the cube. The Google fingers carry rotor inertia
 (`RobotConfig.finger_armature`; without it the 60 N*m drive on 50 g fingers threw the
 can in both engines) and the hand approaches tilted by 0.4 rad from straight down
 (straight down the wrist reaches its limit during the lift): MJX lifts the can
 8.5 cm where MuJoCo C on the original meshes lifts it 8.4 cm.
+
+One WidowX grasp decides nothing: at a given grasp height the cube may slide out of
+the pads in one engine and not the other, and in MJX which one depends on the CPU
+the program was compiled for (at +6 mm MJX lifted 8.2 cm on one machine, dropped the
+cube after 4 cm on an AVX-512 one, and after 8 cm there with XLA limited to AVX2).
+`compare_over_heights` therefore runs the grasp at several heights
+(`GRASP_HEIGHTS`) in both engines and compares lift counts and final heights.
 """
 
 from __future__ import annotations
@@ -66,6 +72,11 @@ CASES = {
         (1.0, 0.0, 0.0, 0.0), 0.0151, 0.006, -1.0, 1.0,
     ),
 }
+
+# TCP heights above the object origin at the grasp (m) that `compare_over_heights`
+# runs. The WidowX's cube is 3 cm: from 6 mm above its centre to 8 mm below (one
+# grasp there is chaotic, see the module text); one run of the Google can is steady.
+GRASP_HEIGHTS = {"google_robot": (-0.015,), "widowx": (0.006, 0.003, 0.0, -0.004, -0.008)}
 
 # The scripted grasp: (phase, max control steps, done-tolerance in m or None = run all steps).
 PHASES = (("above", 30, 0.01), ("descend", 25, 0.006), ("close", 5, None), ("lift", 30, 0.01), ("hold", 2, None))
@@ -243,6 +254,49 @@ def run_mujoco_c(env: RobotEnv, original_model, case: GraspCase, control_targets
         ref.control_step(ctrl_seq)
         heights.append(float(ref.data.qpos[adr + 2]))
     return GraspResult.from_heights(heights, policy.log)
+
+
+@dataclasses.dataclass
+class HeightSweep:
+    """The grasp of one robot at several grasp heights in both engines."""
+
+    robot: str
+    grasp_dz: tuple[float, ...]  # (n,) TCP height above the object origin (m)
+    mjx: tuple[GraspResult, ...]  # (n,) simplified collision in MJX
+    mujoco_c: tuple[GraspResult, ...]  # (n,) original meshes in MuJoCo C
+
+    def lift_counts(self) -> tuple[int, int]:
+        """(MJX, MuJoCo C): how many of the heights end with the object lifted."""
+        return sum(r.lifted for r in self.mjx), sum(r.lifted for r in self.mujoco_c)
+
+    def median_final_gap(self) -> float:
+        """Median |MJX - MuJoCo C| final height gain (m) over the heights where both
+        engines lifted the object (inf where there is none)."""
+        gaps = [abs(m.lifted_by - c.lifted_by) for m, c in zip(self.mjx, self.mujoco_c) if m.lifted and c.lifted]
+        return float(np.median(gaps)) if gaps else float("inf")
+
+
+def compare_over_heights(robot: str, grasp_dz: tuple[float, ...] | None = None, timings: dict | None = None) -> HeightSweep:
+    """The scripted grasp of `robot`'s case at each grasp height (default
+    `GRASP_HEIGHTS[robot]`) in MJX and MuJoCo C, one compiled program for all.
+    `timings`, if given, receives wall seconds per (engine, grasp_dz)."""
+    import time
+
+    env, original, case = build_pair(robot)
+    reset, step, control_targets = jax.jit(env.reset), jax.jit(env.step), jax.jit(env.control_targets)
+    heights = tuple(GRASP_HEIGHTS[robot] if grasp_dz is None else grasp_dz)
+    mjx_runs, c_runs = [], []
+    for dz in heights:
+        at = dataclasses.replace(case, grasp_dz=float(dz))
+        for engine, runs, run in (
+            ("mujoco_c_original", c_runs, lambda: run_mujoco_c(env, original, at, control_targets, reset)),
+            ("mjx_simplified", mjx_runs, lambda: run_mjx(env, at, reset, step)),
+        ):
+            t0 = time.perf_counter()
+            runs.append(run())
+            if timings is not None:
+                timings[(engine, float(dz))] = time.perf_counter() - t0
+    return HeightSweep(robot, heights, tuple(mjx_runs), tuple(c_runs))
 
 
 def build_pair(robot: str):

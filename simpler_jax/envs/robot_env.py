@@ -141,14 +141,23 @@ class RobotEnv:
         return self.observer(model, data, params.lighting(), params.overlay_rgb,
                              params.texture_variant, params.appearance)
 
-    def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array) -> State:
+    def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array,
+                       full_forward: bool = True) -> State:
+        """The reset state before any observation. `full_forward=False` computes only
+        what the next `physics` call reads before its first MJX step (the bias forces
+        `qfrc_bias`; every other derived quantity is recomputed by that step), for a
+        caller that runs physics next (`TaskEnv.reset`'s settle): the same states, and
+        one full forward pass (collisions, constraints, solver) less to compile."""
         idx = self.index
         num_arm = idx.arm_qpos.shape[0]
         qpos = self.reset_qpos(params)
         ctrl = jnp.zeros(model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
         ctrl = ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
         data = mjx.make_data(model).replace(qpos=qpos, ctrl=ctrl)
-        data = mjx.forward(model, data)
+        if full_forward:
+            data = mjx.forward(model, data)
+        else:
+            data = mjx.rne(model, mjx.com_vel(model, mjx.com_pos(model, mjx.kinematics(model, data))))
         controller = zeros_controller(num_arm, idx.finger_qpos.shape[0])
         ee_p, ee_r, _, _ = kinematics.forward_kinematics(
             self.chain, params.init_qpos[:num_arm][idx.ik_in_arm]

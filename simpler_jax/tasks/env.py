@@ -233,7 +233,7 @@ class TaskEnv:
     # ------------------------------------------------------------------ reset
     def reset(self, params: TaskParams, key: jax.Array) -> TaskState:
         model = self.env.model(params.robot)
-        env_state = self.env._reset_physics(model, params.robot, key)
+        env_state = self.env._reset_physics(model, params.robot, key, full_forward=not self.settle_substeps)
         if self.settle_substeps:
             # The reset's drive targets hold the robot at its initial pose.
             hold = env_state.data.ctrl

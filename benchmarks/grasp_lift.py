@@ -64,5 +64,6 @@ def main(argv=None) -> int:
     print(f"wrote {a.out}")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())

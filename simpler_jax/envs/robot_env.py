@@ -146,8 +146,9 @@ class RobotEnv:
         """The reset state before any observation. `full_forward=False` computes only
         what the next `physics` call reads before its first MJX step (the bias forces
         `qfrc_bias`; every other derived quantity is recomputed by that step), for a
-        caller that runs physics next (`TaskEnv.reset`'s settle): the same states, and
-        one full forward pass (collisions, constraints, solver) less to compile."""
+        caller that runs physics next (`TaskEnv.reset`'s settle): the same states up to
+        rounding (XLA fuses the bias computation differently; benchmarks/RESULTS.md),
+        and one full forward pass (collisions, constraints, solver) less to compile."""
         idx = self.index
         num_arm = idx.arm_qpos.shape[0]
         qpos = self.reset_qpos(params)

@@ -32,6 +32,7 @@ cube after 4 cm on an AVX-512 one, and after 8 cm there with XLA limited to AVX2
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import jax
 import jax.numpy as jnp
@@ -76,7 +77,7 @@ CASES = {
 # TCP heights above the object origin at the grasp (m) that `compare_over_heights`
 # runs. The WidowX's cube is 3 cm: from 6 mm above its centre to 8 mm below (one
 # grasp there is chaotic, see the module text); one run of the Google can is steady.
-GRASP_HEIGHTS = {"google_robot": (-0.015,), "widowx": (0.006, 0.003, 0.0, -0.004, -0.008)}
+GRASP_HEIGHTS = {"google_robot": (CASES["google_robot"].grasp_dz,), "widowx": (0.006, 0.003, 0.0, -0.004, -0.008)}
 
 # The scripted grasp: (phase, max control steps, done-tolerance in m or None = run all steps).
 PHASES = (("above", 30, 0.01), ("descend", 25, 0.006), ("close", 5, None), ("lift", 30, 0.01), ("hold", 2, None))
@@ -280,8 +281,6 @@ def compare_over_heights(robot: str, grasp_dz: tuple[float, ...] | None = None, 
     """The scripted grasp of `robot`'s case at each grasp height (default
     `GRASP_HEIGHTS[robot]`) in MJX and MuJoCo C, one compiled program for all.
     `timings`, if given, receives wall seconds per (engine, grasp_dz)."""
-    import time
-
     env, original, case = build_pair(robot)
     reset, step, control_targets = jax.jit(env.reset), jax.jit(env.step), jax.jit(env.control_targets)
     heights = tuple(GRASP_HEIGHTS[robot] if grasp_dz is None else grasp_dz)

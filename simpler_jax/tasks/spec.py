@@ -95,7 +95,12 @@ def _specs() -> dict[str, TaskSpec]:
     from simpler_jax.robots.widowx import INIT_QPOS_SINK
 
     bridge = [
-        ("widowx_spoon_on_towel", "PutSpoonOnTableClothInScene-v0", 60, "info_bridge_custom_v0.json", {}),
+        # The spoon's four thin convex pieces were kicked up by the table box while
+        # settling in MJX (after 0.5 s, 17 of the 24 episodes over 2 mm above their rest
+        # height, up to 7.9 cm); on the plane all 24 rest where MuJoCo C puts them on the
+        # box (benchmarks/RESULTS.md, "Spoon on towel: the table box").
+        ("widowx_spoon_on_towel", "PutSpoonOnTableClothInScene-v0", 60, "info_bridge_custom_v0.json",
+         dict(object_surface="plane")),
         ("widowx_carrot_on_plate", "PutCarrotOnPlateInScene-v0", 60, "info_bridge_custom_v0.json",
          dict(require_source_alone=True)),
         ("widowx_stack_cube", "StackGreenCubeOnYellowCubeBakedTexInScene-v0", 60,

@@ -15,6 +15,7 @@ def write_json_atomic(path, obj) -> pathlib.Path:
     """Write `obj` as indented JSON via a temporary file, fsync and a rename, so
     readers see the old file or the new one, never half of one."""
     path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)  # benchmarks/out/ on a fresh clone
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as f:
         json.dump(obj, f, indent=2)

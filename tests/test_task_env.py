@@ -98,13 +98,50 @@ def test_scripted_policy_stacks_the_cube(stack_cube, stack_cube_rollout):
 
 @pytest.mark.parametrize("task, surfaces", [
     ("google_robot_place_apple_in_closed_top_drawer", [0.882]),  # the cabinet top, not the floor
-    ("widowx_put_eggplant_in_basket", [0.891, 0.928]),  # the sink's basin and its rim plane
+    # The tops of the sink pieces' convex hulls (what collides), not the pieces' own
+    # triangles a ray meets (0.891, 0.928: 1-3 cm inside the hulls).
+    ("widowx_put_eggplant_in_basket", [0.920, 0.9605]),
     ("widowx_stack_cube", [0.87, 0.87]),  # the table
 ])
 def test_objects_spawn_on_the_surface_under_them(task, surfaces):
     env = TaskEnv(task)
     ep = env.episodes[min(env.episodes)]
     np.testing.assert_allclose([env._spawn.surface(xy) for xy in ep.object_xy], surfaces, atol=2e-3)
+
+
+def test_eggplant_and_its_target_spawn_clear_of_the_sink():
+    """The sink's pieces are uneven: each object is lifted until none of its hull is
+    inside a sink piece's hull (before, both spawned 1-3 cm inside them and the settle
+    threw them out, in MuJoCo C and MJX alike). MuJoCo C finds no contact at the
+    spawn of any of the 24 episodes (the scene has no contact margin)."""
+    import mujoco
+
+    env = TaskEnv("widowx_put_eggplant_in_basket")
+    m = env.scene.mj_model
+    ids = sorted(env.episodes)
+    pose = np.asarray(env.episode_params(ids).robot.object_pose)  # (24, 2, 7)
+    d = mujoco.MjData(m)
+    for w in range(len(ids)):
+        d.qpos[:] = m.qpos0
+        for i, adr in enumerate(env.scene.index.object_qpos):
+            d.qpos[adr : adr + 7] = pose[w, i]
+        mujoco.mj_forward(m, d)
+        assert d.ncon == 0, f"episode {ids[w]}: {d.ncon} contacts at the spawn, deepest {d.contact.dist.min():.4f} m"
+    # Still resting on the sink, not hovering: at most the clearance above its surface.
+    for i, quat in enumerate(pose[0, :, 3:]):
+        z = env._spawn.footprint_surface(i, pose[0, i, :2], quat) + 0.002
+        np.testing.assert_allclose(pose[0, i, 2], z, atol=1e-5)
+
+
+def test_hull_top_of_a_vertical_line():
+    from simpler_jax.tasks.env import _hull_equations, _hull_top
+
+    corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 2) for z in (0, 1)], float)
+    wedge = np.concatenate([corners[corners[:, 2] == 0], [[0, 0, 1], [0, 2, 1]]])  # top slopes down to x = 1
+    box, ramp = _hull_equations(corners), _hull_equations(wedge)
+    assert _hull_top(box, (0.5, 1.0)) == pytest.approx(1.0)
+    assert _hull_top(ramp, (0.25, 1.0)) == pytest.approx(0.75)
+    assert _hull_top(box, (1.5, 1.0)) == -np.inf and _hull_top(box, (0.5, -0.1)) == -np.inf
 
 
 def test_episode_params_reject_unknown_episodes(stack_cube):

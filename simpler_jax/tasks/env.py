@@ -322,7 +322,16 @@ def _three(x):
 
 
 class _SpawnHeights:
-    """Reset heights: the surface under an object's centre plus its lowest point."""
+    """Reset heights: an object's lowest point `SPAWN_CLEARANCE` above the collision
+    surfaces under its footprint.
+
+    The surface is what the physics collides with: the first geom a ray down meets,
+    or the top of a mesh geom's convex hull where that is higher (MuJoCo and the
+    original's PhysX collide with the hull of each convex piece, while a ray meets the
+    piece's own triangles: the sink's basket piece is open on top, its hull is not).
+    The object is lifted until no vertex of its hull is below the surface under that
+    vertex, not only under its centre (the eggplant spawns over the sink's uneven
+    pieces)."""
 
     def __init__(self, scene, assets, model_ids):
         m = scene.mj_model
@@ -332,10 +341,18 @@ class _SpawnHeights:
             self.data.qpos[adr : adr + 3] = (50.0 + 3 * i, 50.0, -5.0)
         mujoco.mj_forward(m, self.data)
         self.vertices = [
-            np.concatenate([p.vertices for p in convex_pieces(assets / OBJECT_MODELS_DIR / mid / "collision.obj")])
+            _hull_points(np.concatenate([p.vertices for p in convex_pieces(
+                assets / OBJECT_MODELS_DIR / mid / "collision.obj")]))
             for mid in model_ids
         ]
         self.robot_bodies = set(int(b) for b in scene.index.robot_bodies)
+        self.hulls = [
+            _hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
+                            .reshape(3, 3).T)
+            for g in range(m.ngeom)
+            if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH and m.geom_group[g] in _COLLISION_GROUPS
+            and int(m.geom_bodyid[g]) not in self.robot_bodies
+        ]
 
     def surface(self, xy) -> float:
         """Height of the first collision surface below (x, y), ignoring the robot and
@@ -344,24 +361,74 @@ class _SpawnHeights:
         start = np.array([xy[0], xy[1], 3.0])
         down = np.array([0.0, 0.0, -1.0])
         geomid = np.array([-1], np.int32)
-        groups = np.array([1, 1, 0, 1, 0, 0], np.uint8)  # collision groups 0, 1, 3 (2: visual meshes)
+        groups = np.array([g in _COLLISION_GROUPS for g in range(6)], np.uint8)
+        hit_z = 0.0
         for _ in range(64):
             dist = mujoco.mj_ray(m, d, start, down, groups, 1, -1, geomid)
             if geomid[0] < 0:
-                return 0.0
+                break
             hit = start + dist * down
             if int(m.geom_bodyid[geomid[0]]) not in self.robot_bodies:
-                return float(hit[2])
+                hit_z = float(hit[2])
+                break
             start = hit + 1e-6 * down  # through the robot, on down
-        return 0.0
+        return max([hit_z] + [_hull_top(eq, xy) for eq in self.hulls])
+
+    def footprint_surface(self, i: int, xy, quat) -> float:
+        """Height object i's origin needs (before the clearance) at (x, y) in `quat`
+        for no hull vertex to be below the surface under it."""
+        v = self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T
+        return max(self.surface((xy[0] + x, xy[1] + y)) - z for x, y, z in v)
 
     def _z_extent(self, i: int, quat) -> tuple[float, float]:
         z = (self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2]
         return float(z.min()), float(z.max())
 
     def height(self, i: int, xy, quat) -> float:
-        return self.surface(xy) - self._z_extent(i, quat)[0] + SPAWN_CLEARANCE
+        return self.footprint_surface(i, xy, quat) + SPAWN_CLEARANCE
 
     def top(self, i: int, z: float, quat) -> float:
         """Height of object i's highest point with its origin at height z."""
         return z + self._z_extent(i, quat)[1]
+
+
+_COLLISION_GROUPS = (0, 1, 3)  # geom groups that collide (2: visual meshes, 4-5: appearances)
+
+
+def _hull_points(vertices: np.ndarray) -> np.ndarray:
+    """(K, 3) the vertices of the convex hull of `vertices` (N, 3)."""
+    from scipy.spatial import ConvexHull
+
+    return vertices[ConvexHull(vertices).vertices]
+
+
+def _mesh_hull_vertices(m: mujoco.MjModel, mesh: int) -> np.ndarray:
+    """(K, 3) vertices of the convex hull MuJoCo collides with for `mesh` (its capped
+    hull where it has one), in the mesh frame."""
+    start, num = m.mesh_vertadr[mesh], m.mesh_vertnum[mesh]
+    vertices = m.mesh_vert[start : start + num].astype(np.float64)
+    adr = m.mesh_graphadr[mesh]
+    if adr < 0:
+        return vertices
+    numvert = m.mesh_graph[adr]
+    return vertices[m.mesh_graph[adr + 2 + numvert : adr + 2 + 2 * numvert]]
+
+
+def _hull_equations(points: np.ndarray) -> np.ndarray:
+    """(F, 4) facets (n, offset) of the convex hull of `points`: inside, n @ p + offset <= 0."""
+    from scipy.spatial import ConvexHull
+
+    return ConvexHull(points).equations
+
+
+def _hull_top(equations: np.ndarray, xy, tol: float = 1e-9) -> float:
+    """Highest z of the vertical line through (x, y) inside the hull (`_hull_equations`);
+    -inf where the line misses it."""
+    n, off = equations[:, :3], equations[:, 3]
+    rhs = -(off + n[:, 0] * xy[0] + n[:, 1] * xy[1])  # n_z * z <= rhs
+    up, down, side = n[:, 2] > 1e-9, n[:, 2] < -1e-9, np.abs(n[:, 2]) <= 1e-9
+    if np.any(rhs[side] < -tol):
+        return -np.inf
+    top = np.min(rhs[up] / n[up, 2]) if up.any() else np.inf
+    bottom = np.max(rhs[down] / n[down, 2]) if down.any() else -np.inf
+    return float(top) if top >= bottom - tol else -np.inf

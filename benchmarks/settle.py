@@ -16,7 +16,6 @@ non-finite. Writes JSON (config, versions, per surface and episode: object heigh
 from __future__ import annotations
 
 import argparse
-import copy
 import sys
 import time
 
@@ -32,19 +31,14 @@ def mujoco_c_heights(env, params, ids) -> np.ndarray:
 
     from simpler_jax.envs.reference import MujocoCReference
 
-    idx = env.env.index
-    num_arm = idx.arm_qpos.shape[0]
     heights = []
     for w in range(len(ids)):
         p = jax.tree.map(lambda x: np.asarray(x[w]), params.robot)
-        m = copy.copy(env.scene.mj_model)
-        m.body_pos[idx.base_body], m.body_quat[idx.base_body] = p.base_pos, p.base_quat
-        ref = MujocoCReference(env.env, p, m)
-        ctrl = np.zeros(m.nu)
-        ctrl[idx.arm_actuators], ctrl[idx.finger_actuators] = p.init_qpos[:num_arm], p.init_qpos[num_arm:]
-        ref.set_state(np.asarray(env.env.reset_qpos(p)), np.zeros(m.nv), ctrl)
-        ref.control_step(np.broadcast_to(ctrl, (env.settle_substeps, m.nu)))
-        heights.append(ref.data.xpos[idx.object_bodies, 2].copy())
+        ref = MujocoCReference.at_base(env.env, p)
+        ctrl = np.asarray(env.env.reset_ctrl(p))
+        ref.set_state(np.asarray(env.env.reset_qpos(p)), np.zeros(ref.model.nv), ctrl)
+        ref.control_step(np.broadcast_to(ctrl, (env.settle_substeps, ref.model.nu)))
+        heights.append(ref.data.xpos[env.env.index.object_bodies, 2].copy())
     return np.asarray(heights)
 
 

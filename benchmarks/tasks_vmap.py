@@ -34,8 +34,6 @@ from simpler_jax._xla_setup import enable_compilation_cache
 def mujoco_c_seconds(env, params, final, physics_steps: int) -> float:
     """Seconds MuJoCo C takes for `physics_steps` substeps of world 0 (its robot base
     pose, from its state at the end of the MJX run, drive targets held)."""
-    import copy
-
     import jax
     import numpy as np
 
@@ -43,10 +41,7 @@ def mujoco_c_seconds(env, params, final, physics_steps: int) -> float:
 
     p0 = jax.tree.map(lambda x: np.asarray(x[0]), params.robot)
     d0 = jax.tree.map(lambda x: np.asarray(x[0]), final.env.data)
-    m = copy.copy(env.scene.mj_model)
-    base = env.env.index.base_body
-    m.body_pos[base], m.body_quat[base] = p0.base_pos, p0.base_quat
-    ref = MujocoCReference(env.env, p0, m)
+    ref = MujocoCReference.at_base(env.env, p0)
     ref.set_state(d0.qpos, d0.qvel, d0.ctrl)
     ctrl = np.broadcast_to(d0.ctrl, (physics_steps,) + d0.ctrl.shape)
     t0 = time.perf_counter()

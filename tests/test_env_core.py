@@ -69,6 +69,19 @@ def test_mjx_matches_mujoco_c_over_a_control_step(compiled_robot, action):
     assert np.abs(np.asarray(state.data.qpos) - start).max() > 0.02  # the arm really moved
 
 
+def test_reset_holds_its_drive_targets_and_the_c_reference_moves_the_base(compiled_robot):
+    cr = compiled_robot
+    state = cr.reset(cr.params, KEY)
+    np.testing.assert_array_equal(np.asarray(cr.env.reset_ctrl(cr.params)), np.asarray(state.data.ctrl))
+    base = cr.env.index.base_body
+    model_base = cr.env.scene.mj_model.body_pos[base].copy()
+    moved = cr.params.replace(base_pos=cr.params.base_pos + jnp.array([0.1, -0.2, 0.05]))
+    ref = MujocoCReference.at_base(cr.env, moved)
+    ref.set_state(state.data.qpos, state.data.qvel, state.data.ctrl)
+    np.testing.assert_allclose(ref.data.xpos[base], np.asarray(moved.base_pos), atol=1e-6)
+    np.testing.assert_array_equal(cr.env.scene.mj_model.body_pos[base], model_base)  # the env's model untouched
+
+
 def test_fk_matches_mujoco_and_spec_sanity_values(compiled_robot):
     cr = compiled_robot
     state = cr.reset(cr.params, KEY)

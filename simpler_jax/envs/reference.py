@@ -33,6 +33,15 @@ class MujocoCReference:
         self.act_qpos, self.act_dof = env._act_qpos, env._act_dof
         self.robot_dof = env.index.robot_dof
 
+    @classmethod
+    def at_base(cls, env, params, **kwargs) -> "MujocoCReference":
+        """The reference for one world whose robot base is at `params.base_pos` /
+        `params.base_quat` (a task world's pose; `params`: one world's robot `Params`)."""
+        m = copy.copy(env.scene.mj_model)
+        base = env.index.base_body
+        m.body_pos[base], m.body_quat[base] = np.asarray(params.base_pos), np.asarray(params.base_quat)
+        return cls(env, params, m, **kwargs)
+
     def set_state(self, qpos, qvel, ctrl) -> None:
         d = self.data
         mujoco.mj_resetData(self.model, d)

@@ -131,6 +131,13 @@ class RobotEnv:
             qpos = qpos.at[adr : adr + 7].set(params.object_pose[i])
         return qpos.at[idx.scene_joint_qpos].set(params.scene_joint_qpos)
 
+    def reset_ctrl(self, params: Params) -> jax.Array:
+        """(nu,) drive targets a reset holds: the robot's `params.init_qpos`."""
+        idx = self.index
+        num_arm = idx.arm_qpos.shape[0]
+        ctrl = jnp.zeros(self.scene.mj_model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
+        return ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
+
     def observe_qpos(self, params: Params, qpos: jax.Array):
         """The observation of joint positions `qpos` (nq,) posed kinematically (no physics):
         for videos of recorded episodes and still images."""
@@ -152,9 +159,7 @@ class RobotEnv:
         idx = self.index
         num_arm = idx.arm_qpos.shape[0]
         qpos = self.reset_qpos(params)
-        ctrl = jnp.zeros(model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
-        ctrl = ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
-        data = mjx.make_data(model).replace(qpos=qpos, ctrl=ctrl)
+        data = mjx.make_data(model).replace(qpos=qpos, ctrl=self.reset_ctrl(params))
         if full_forward:
             data = mjx.forward(model, data)
         else:

@@ -16,9 +16,9 @@ the table's substitute textures, picked per world by `episode_params(..., appear
 (`simpler_jax.scenes.appearance`). `object_surface` ("box" or "plane") replaces what
 the task's objects rest on (`simpler_jax.scenes.scene.SceneSpec`), to compare the two.
 
-Reset (SIMPLER_SPEC.md §0): each object starts `SPAWN_CLEARANCE` above the surface
-under its centre (found by casting a ray down the collision geometry at build time)
-in its episode orientation, then the physics runs `settle_seconds` with the robot
+Reset (SIMPLER_SPEC.md §0): each object starts in its episode orientation with its
+lowest point `SPAWN_CLEARANCE` above the collision surfaces under its footprint
+(rays down the scene and the tops of the static mesh hulls, at build time), then the physics runs `settle_seconds` with the robot
 held at its initial pose; the object origins and orientations after settling are
 recorded (`EpisodeReference`) for the success rules. The original drops objects
 from 0.5 m above the table with tilting locked for 0.5 s, then 0.5-2 s free; from

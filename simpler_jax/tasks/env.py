@@ -346,13 +346,18 @@ class _SpawnHeights:
             for mid in model_ids
         ]
         self.robot_bodies = set(int(b) for b in scene.index.robot_bodies)
+        movable = self.robot_bodies | set(int(b) for b in scene.index.object_bodies)
+        static = [g for g in range(m.ngeom)
+                  if m.geom_group[g] in _COLLISION_GROUPS and int(m.geom_bodyid[g]) not in movable]
+        self.static_boxes = np.stack([_world_box(m, self.data, g) for g in static]) if static else np.zeros((0, 5))
+        hulls = [g for g in static if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
         self.hulls = [
             _hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
                             .reshape(3, 3).T)
-            for g in range(m.ngeom)
-            if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH and m.geom_group[g] in _COLLISION_GROUPS
-            and int(m.geom_bodyid[g]) not in self.robot_bodies
+            for g in hulls
         ]
+        self.hull_boxes = (np.stack([_world_box(m, self.data, g) for g in hulls]) if hulls
+                           else np.zeros((0, 5)))
 
     def surface(self, xy) -> float:
         """Height of the first collision surface below (x, y), ignoring the robot and
@@ -372,13 +377,26 @@ class _SpawnHeights:
                 hit_z = float(hit[2])
                 break
             start = hit + 1e-6 * down  # through the robot, on down
-        return max([hit_z] + [_hull_top(eq, xy) for eq in self.hulls])
+        near = _boxes_over(self.hull_boxes, xy, xy)
+        return max([hit_z] + [_hull_top(self.hulls[k], xy) for k in np.flatnonzero(near)])
 
     def footprint_surface(self, i: int, xy, quat) -> float:
         """Height object i's origin needs (before the clearance) at (x, y) in `quat`
-        for no hull vertex to be below the surface under it."""
+        for no hull vertex to be below the surface under it.
+
+        Casts rays only under the vertices that can decide it: with the lowest vertex
+        at height `h_low` the answer is at least `surface(lowest) - z_lowest`, and no
+        surface under the footprint is above the highest static geom box over it, so a
+        vertex higher than that bound minus `h_low` cannot lift the object further."""
         v = self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T
-        return max(self.surface((xy[0] + x, xy[1] + y)) - z for x, y, z in v)
+        xy_v = v[:, :2] + np.asarray(xy, np.float64)[:2]
+        low = int(np.argmin(v[:, 2]))
+        need = self.surface(xy_v[low]) - v[low, 2]
+        over = _boxes_over(self.static_boxes, xy_v.min(0), xy_v.max(0))
+        top = max([0.0] + list(self.static_boxes[over, 4]))  # `surface` is 0 where a ray misses
+        for k in np.flatnonzero(v[:, 2] < top - need + 1e-9):
+            need = max(need, self.surface(xy_v[k]) - v[k, 2])
+        return need
 
     def _z_extent(self, i: int, quat) -> tuple[float, float]:
         z = (self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T)[:, 2]
@@ -393,6 +411,24 @@ class _SpawnHeights:
 
 
 _COLLISION_GROUPS = (0, 1, 3)  # geom groups that collide (2: visual meshes, 4-5: appearances)
+
+
+def _world_box(m: mujoco.MjModel, d: mujoco.MjData, g: int) -> np.ndarray:
+    """(5,) x min, y min, x max, y max, z max of geom g's world bounding box (a plane
+    facing up: unbounded in x and y; tilted: also unbounded in z)."""
+    if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_PLANE:
+        up = np.allclose(d.geom_xmat[g].reshape(3, 3)[:, 2], (0.0, 0.0, 1.0))
+        return np.array([-np.inf, -np.inf, np.inf, np.inf, d.geom_xpos[g][2] if up else np.inf])
+    rot = d.geom_xmat[g].reshape(3, 3)
+    centre = d.geom_xpos[g] + rot @ m.geom_aabb[g, :3]
+    half = np.abs(rot) @ m.geom_aabb[g, 3:]
+    return np.concatenate([centre[:2] - half[:2], centre[:2] + half[:2], [centre[2] + half[2]]])
+
+
+def _boxes_over(boxes: np.ndarray, lo, hi, margin: float = 1e-6) -> np.ndarray:
+    """(B,) which `_world_box` rows overlap the xy rectangle [lo, hi] (with `margin`)."""
+    return ((boxes[:, 0] <= hi[0] + margin) & (boxes[:, 2] >= lo[0] - margin)
+            & (boxes[:, 1] <= hi[1] + margin) & (boxes[:, 3] >= lo[1] - margin))
 
 
 def _hull_points(vertices: np.ndarray) -> np.ndarray:

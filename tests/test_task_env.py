@@ -134,11 +134,12 @@ def test_eggplant_and_its_target_spawn_clear_of_the_sink():
 
 
 def test_hull_top_of_a_vertical_line():
-    from simpler_jax.tasks.env import _hull_equations, _hull_top
+    from simpler_jax.assets.meshes import hull_equations
+    from simpler_jax.tasks.env import _hull_top
 
     corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 2) for z in (0, 1)], float)
     wedge = np.concatenate([corners[corners[:, 2] == 0], [[0, 0, 1], [0, 2, 1]]])  # top slopes down to x = 1
-    box, ramp = _hull_equations(corners), _hull_equations(wedge)
+    box, ramp = hull_equations(corners), hull_equations(wedge)
     assert _hull_top(box, (0.5, 1.0)) == pytest.approx(1.0)
     assert _hull_top(ramp, (0.25, 1.0)) == pytest.approx(0.75)
     assert _hull_top(box, (1.5, 1.0)) == -np.inf and _hull_top(box, (0.5, -0.1)) == -np.inf

@@ -164,6 +164,30 @@ def support_vertices(vertices: np.ndarray, tilt: float = np.radians(30.0)) -> np
     return np.unique(out, axis=0)
 
 
+def hull_vertices(points: np.ndarray) -> np.ndarray:
+    """(K, 3) the vertices of the convex hull of `points` (N, 3)."""
+    from scipy.spatial import ConvexHull
+
+    return points[ConvexHull(points).vertices]
+
+
+def hull_equations(points: np.ndarray) -> np.ndarray:
+    """(F, 4) facets (n, offset) of the convex hull of `points` (N, 3): inside, n @ p + offset <= 0."""
+    from scipy.spatial import ConvexHull
+
+    return ConvexHull(points).equations
+
+
+def hull_volume(points: np.ndarray) -> float:
+    """Volume of the convex hull of `points` (N, 3); 0 for a degenerate (flat) set."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return float(ConvexHull(points).volume)
+    except QhullError:
+        return 0.0
+
+
 def solid_mass_properties(pieces: list[np.ndarray], density: float) -> tuple[float, np.ndarray, np.ndarray]:
     """Mass, (3,) centre of mass and (6,) inertia about it (xx, yy, zz, xy, xz, yz, as
     MuJoCo's `fullinertia`) of the union of convex pieces, each given by its (N, 3)

@@ -39,7 +39,7 @@ import pathlib
 import mujoco
 import numpy as np
 
-from simpler_jax.assets.meshes import convex_pieces, solid_mass_properties, support_vertices
+from simpler_jax.assets.meshes import convex_pieces, hull_volume, solid_mass_properties, support_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
@@ -63,15 +63,6 @@ class ObjectSpec:
         return self.name or self.model_id
 
 
-def _hull_volume(vertices: np.ndarray) -> float:
-    from scipy.spatial import ConvexHull
-
-    try:
-        return float(ConvexHull(vertices).volume)
-    except Exception:  # degenerate (flat) piece
-        return 0.0
-
-
 def add_object(
     spec: mujoco.MjSpec,
     obj: ObjectSpec,
@@ -90,7 +81,7 @@ def add_object(
     path = pathlib.Path(asset_root) / OBJECT_MODELS_DIR / obj.model_id / "collision.obj"
     if not path.is_file():
         raise MissingAssetError(f"object {obj.model_id!r}: missing {str(path)!r}")
-    solid = [(p, _hull_volume(p.vertices)) for p in convex_pieces(path) if len(p.vertices) >= 4]
+    solid = [(p, hull_volume(p.vertices)) for p in convex_pieces(path) if len(p.vertices) >= 4]
     pieces = [p for p, v in solid if v > 1e-9]
     vols = [v for _, v in solid if v > 1e-9]
     if not pieces:
@@ -99,7 +90,7 @@ def add_object(
     vertex_sets = [(p.vertices, p.faces) for p in pieces]
     if collision == "simplified" and len(pieces) > 1:
         all_vertices = np.concatenate([p.vertices for p in pieces])
-        if _hull_volume(all_vertices) <= MERGE_CONVEXITY * sum(vols):
+        if hull_volume(all_vertices) <= MERGE_CONVEXITY * sum(vols):
             # One capped hull of all the pieces (faces=None: MuJoCo builds the hull);
             # the body keeps the pieces' mass, centre of mass and inertia (the capped
             # hull's own volume is up to 20 % less, its centre up to 1 cm off).

@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 
-from simpler_jax.assets.meshes import convex_pieces
+from simpler_jax.assets.meshes import convex_pieces, hull_equations, hull_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
@@ -341,7 +341,7 @@ class _SpawnHeights:
             self.data.qpos[adr : adr + 3] = (50.0 + 3 * i, 50.0, -5.0)
         mujoco.mj_forward(m, self.data)
         self.vertices = [
-            _hull_points(np.concatenate([p.vertices for p in convex_pieces(
+            hull_vertices(np.concatenate([p.vertices for p in convex_pieces(
                 assets / OBJECT_MODELS_DIR / mid / "collision.obj")]))
             for mid in model_ids
         ]
@@ -352,7 +352,7 @@ class _SpawnHeights:
         self.static_boxes = np.stack([_world_box(m, self.data, g) for g in static]) if static else np.zeros((0, 5))
         hulls = [g for g in static if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
         self.hulls = [
-            _hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
+            hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
                             .reshape(3, 3).T)
             for g in hulls
         ]
@@ -431,13 +431,6 @@ def _boxes_over(boxes: np.ndarray, lo, hi, margin: float = 1e-6) -> np.ndarray:
             & (boxes[:, 1] <= hi[1] + margin) & (boxes[:, 3] >= lo[1] - margin))
 
 
-def _hull_points(vertices: np.ndarray) -> np.ndarray:
-    """(K, 3) the vertices of the convex hull of `vertices` (N, 3)."""
-    from scipy.spatial import ConvexHull
-
-    return vertices[ConvexHull(vertices).vertices]
-
-
 def _mesh_hull_vertices(m: mujoco.MjModel, mesh: int) -> np.ndarray:
     """(K, 3) vertices of the convex hull MuJoCo collides with for `mesh` (its capped
     hull where it has one), in the mesh frame."""
@@ -450,15 +443,8 @@ def _mesh_hull_vertices(m: mujoco.MjModel, mesh: int) -> np.ndarray:
     return vertices[m.mesh_graph[adr + 2 + numvert : adr + 2 + 2 * numvert]]
 
 
-def _hull_equations(points: np.ndarray) -> np.ndarray:
-    """(F, 4) facets (n, offset) of the convex hull of `points`: inside, n @ p + offset <= 0."""
-    from scipy.spatial import ConvexHull
-
-    return ConvexHull(points).equations
-
-
 def _hull_top(equations: np.ndarray, xy, tol: float = 1e-9) -> float:
-    """Highest z of the vertical line through (x, y) inside the hull (`_hull_equations`);
+    """Highest z of the vertical line through (x, y) inside the hull (`hull_equations`);
     -inf where the line misses it."""
     n, off = equations[:, :3], equations[:, 3]
     rhs = -(off + n[:, 0] * xy[0] + n[:, 1] * xy[1])  # n_z * z <= rhs

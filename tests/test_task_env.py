@@ -133,6 +133,22 @@ def test_eggplant_and_its_target_spawn_clear_of_the_sink():
         np.testing.assert_allclose(pose[0, i, 2], z, atol=1e-5)
 
 
+@pytest.mark.parametrize("task", ["widowx_put_eggplant_in_basket", "widowx_spoon_on_towel"])
+def test_footprint_surface_casts_fewer_rays_for_the_same_height(task):
+    """`footprint_surface` skips vertices that cannot decide the height; over the first
+    episodes it equals the brute-force maximum over every hull vertex, bitwise."""
+    from simpler_jax.utils.rotations_np import quat_to_mat
+
+    env = TaskEnv(task)
+    spawn = env._spawn
+    for e in sorted(env.episodes)[:4]:
+        ep = env.episodes[e]
+        for i, (xy, quat) in enumerate(zip(ep.object_xy, ep.object_quat)):
+            v = spawn.vertices[i] @ quat_to_mat(np.asarray(quat, np.float64)).T
+            brute = max(spawn.surface((xy[0] + x, xy[1] + y)) - z for x, y, z in v)
+            assert spawn.footprint_surface(i, xy, quat) == brute, (task, e, i)
+
+
 def test_hull_top_of_a_vertical_line():
     from simpler_jax.assets.meshes import hull_equations
     from simpler_jax.tasks.env import _hull_top

@@ -384,10 +384,11 @@ class _SpawnHeights:
         """Height object i's origin needs (before the clearance) at (x, y) in `quat`
         for no hull vertex to be below the surface under it.
 
-        Casts rays only under the vertices that can decide it: with the lowest vertex
-        at height `h_low` the answer is at least `surface(lowest) - z_lowest`, and no
-        surface under the footprint is above the highest static geom box over it, so a
-        vertex higher than that bound minus `h_low` cannot lift the object further."""
+        Casts rays only under the vertices that can decide it. The lowest vertex gives
+        a lower bound `need`; no surface under the footprint is above `top`, the top of
+        the highest static geom box over it; so a vertex with z >= top - need cannot
+        raise the answer and gets no ray (tests/test_task_env.py checks the result
+        against every vertex)."""
         v = self.vertices[i] @ quat_to_mat_np(np.asarray(quat, np.float64)).T
         xy_v = v[:, :2] + np.asarray(xy, np.float64)[:2]
         low = int(np.argmin(v[:, 2]))

@@ -44,7 +44,6 @@ def test_user_setting_of_the_flag_is_kept(monkeypatch):
 # --- jaxlib 0.10's batched-LAPACK deadlock on the CPU (simpler_jax._cpu_lapack) ---
 
 REPRODUCER = """
-import sys
 import simpler_jax  # noqa: F401  (installs the workaround)
 import jax, jax.numpy as jnp, numpy as np
 rng = np.random.default_rng(0)

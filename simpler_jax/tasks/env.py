@@ -350,14 +350,13 @@ class _SpawnHeights:
         static = [g for g in range(m.ngeom)
                   if m.geom_group[g] in _COLLISION_GROUPS and int(m.geom_bodyid[g]) not in movable]
         self.static_boxes = np.stack([_world_box(m, self.data, g) for g in static]) if static else np.zeros((0, 5))
-        hulls = [g for g in static if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
+        is_mesh = np.array([m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH for g in static], bool)
         self.hulls = [
             hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
                             .reshape(3, 3).T)
-            for g in hulls
+            for g in np.asarray(static, int)[is_mesh]
         ]
-        self.hull_boxes = (np.stack([_world_box(m, self.data, g) for g in hulls]) if hulls
-                           else np.zeros((0, 5)))
+        self.hull_boxes = self.static_boxes[is_mesh] if static else np.zeros((0, 5))
 
     def surface(self, xy) -> float:
         """Height of the first collision surface below (x, y), ignoring the robot and

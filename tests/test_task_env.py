@@ -10,6 +10,7 @@ from mujoco import mjx
 import simpler_jax
 from simpler_jax.tasks.env import TaskEnv
 from simpler_jax.tasks.env import keep_if_done
+from simpler_jax.tasks.spec import task_spec
 from simpler_jax.tasks.stats import zeros_stats
 
 EPISODES = [0, 12]  # a 10 cm and a 20 cm carry: CI's reduced grid of benchmarks/tasks.py
@@ -147,6 +148,19 @@ def test_footprint_surface_casts_fewer_rays_for_the_same_height(task):
             v = spawn.vertices[i] @ quat_to_mat(np.asarray(quat, np.float64)).T
             brute = max(spawn.surface((xy[0] + x, xy[1] + y)) - z for x, y, z in v)
             assert spawn.footprint_surface(i, xy, quat) == brute, (task, e, i)
+
+
+def test_fixed_object_top_is_the_highest_surface_of_the_sink(stack_cube):
+    """The scripted carry lifts objects over `fixed_object_top`: on a 5 mm grid over the
+    sink, the collision surface comes within 1 cm of it and never above it."""
+    env = TaskEnv("widowx_put_eggplant_in_basket")
+    top = env.fixed_object_top()
+    sink = task_spec("widowx_put_eggplant_in_basket").static_objects[0][1]
+    grid = [(sink[0] + x, sink[1] + y) for x in np.arange(-0.135, 0.136, 0.005) for y in np.arange(-0.2, 0.2, 0.005)]
+    highest = max(env._spawn.surface(xy) for xy in grid)
+    assert 0.0 <= top - highest < 0.01, (top, highest)
+    assert top > env._spawn.surface(env.episodes[0].object_xy[1]) + 0.02  # the basket's rim, over its floor
+    assert stack_cube.fixed_object_top() == -np.inf  # no fixed objects: nothing to carry over
 
 
 def test_hull_top_of_a_vertical_line():

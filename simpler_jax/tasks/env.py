@@ -206,6 +206,22 @@ class TaskEnv:
         i32 = lambda v: jnp.asarray(v, jnp.int32)  # noqa: E731
         return TaskParams(robot, i32(ep.source), i32(ep.target), i32(ep.drawer), jnp.asarray(self.bbox_size))
 
+    def fixed_object_top(self) -> float:
+        """World z of the highest collision point of the scene's fixed objects (the
+        eggplant task's sink, with its basket); -inf in a scene without any."""
+        m, d = self._spawn.model, self._spawn.data
+        names = {ObjectSpec(mid, 0.0, pos).body_name for mid, pos in self.spec.static_objects}
+        tops = []
+        for g in range(m.ngeom):
+            if m.geom_group[g] not in _COLLISION_GROUPS or m.body(int(m.geom_bodyid[g])).name not in names:
+                continue
+            if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:  # the hull's highest vertex
+                v = _mesh_hull_vertices(m, m.geom_dataid[g]) @ d.geom_xmat[g].reshape(3, 3).T
+                tops.append(float(d.geom_xpos[g][2] + v[:, 2].max()))
+            else:
+                tops.append(float(_world_box(m, d, g)[4]))
+        return max(tops, default=-np.inf)
+
     def _texture_variant(self, urdf_version: str) -> int:
         from simpler_jax.robots.google_robot import URDF_VERSIONS
 

@@ -23,7 +23,9 @@ tilted by 0.4 rad) and its closing direction across the source's longest (info-J
 axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
-lift, carry, lower, release, retreat), drawer "close" (push the drawer front back
+lift, carry, lower, release, retreat; over a scene's fixed objects, such as the
+eggplant task's sink and basket, the lift first raises the object clear of them),
+drawer "close" (push the drawer front back
 with the closed gripper), drawer "open" (SIMPLER's handles have no collision: hook
 the closed fingers over the front's top edge, from in front and above, and pull).
 The place-in-drawer task ("pull_place") opens the top drawer that way, then picks
@@ -141,6 +143,17 @@ ROBOT_PLANS = {
         ),
     },
 }
+# Per-task replacements of a plan. The eggplant is lifted out of the sink and carried
+# over the basket's rim (`OBSTACLE_CLEARANCE`): 10-15 cm of lift and as much lowering
+# into the basket, which the 120-step episode has time for.
+TASK_PLANS = {
+    "widowx_put_eggplant_in_basket": (
+        Phase("above", "open", 0.04, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
+        Phase("close", "close", 0.0, -1.0, 2), Phase("lift", "close", 0.01, 0.008, 20),
+        Phase("carry", "close", 0.01, 0.008, 30), Phase("lower", "close", 0.006, 0.005, 20),
+        Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
+    ),
+}
 # Phases in which a dropped object is grasped again (default: lift, carry, hold).
 # Over the open drawer a drop is a placement: chasing the apple inside the drawer
 # pushed the drawer shut.
@@ -149,6 +162,9 @@ ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
 LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
 CARRY_CLEARANCE = 0.01  # m above the place point at the end of the carry
+# m between the bottom of a carried object and the top of the scene's fixed objects
+# (the sink and its basket), where it has any: it is lifted to there, then carried.
+OBSTACLE_CLEARANCE = 0.015
 LOST_DISTANCE = 0.03  # m the object may move in the hand (since closing) before it counts as dropped
 PLACE_GAP = 0.005  # m between the bottom of the source and the top of the target when released
 GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the source COM
@@ -206,7 +222,9 @@ class ScriptedPolicy:
         self.env = env
         self.robot = env.spec.robot
         self.plan_name = plan_name(env.spec)
-        self.plan = ROBOT_PLANS.get(self.robot, {}).get(self.plan_name, PLANS[self.plan_name])
+        self.plan = TASK_PLANS.get(env.spec.name) or ROBOT_PLANS.get(self.robot, {}).get(
+            self.plan_name, PLANS[self.plan_name])
+        self._obstacle_top = env.fixed_object_top()  # -inf: nothing to carry over
         self._step = np.array([p.step for p in self.plan], np.float32)
         self._tol = np.array([p.tol for p in self.plan], np.float32)
         self._budget = np.array([p.budget for p in self.plan], np.int32)
@@ -302,6 +320,9 @@ class ScriptedPolicy:
         # above the place point (the Bridge grids put targets >= 10 cm from the source,
         # so a 3 cm target is cleared), then lower onto it.
         lift = ps.anchor + LIFT_MIN * up
+        if np.isfinite(self._obstacle_top):  # lift the object's bottom over the fixed objects first
+            over = self._obstacle_top + OBSTACLE_CLEARANCE + src_half[2] + ps.grasp_offset[2]
+            lift = lift.at[2].set(jnp.maximum(lift[2], over))
         high = high.at[2].set(jnp.maximum(high[2], lift[2]))
         return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
 

@@ -174,6 +174,11 @@ GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the 
 # At the standing can's -1 cm the pads closed on a lying can's top curve and
 # squeezed it out; 2.5 cm below the centre they close across its widest part.
 LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
+# Grasp points off the centre of mass, in the object's model frame (m). The Bridge
+# spoon's centre of mass is where its handle tapers (8 to 21 mm wide over 2 cm): the
+# squeezing fingers pushed it 2 cm along, toward its wide end, and it fell out during
+# the carry. 3.2 cm further along, the handle's end is flat-sided (24 mm wide).
+GRASP_POINT = {"bridge_spoon_generated_modified": (0.032, 0.0, 0.0)}
 TALL_SOURCE = 0.15  # m: sources taller than this (standing) are grasped near their top
 TOP_GRASP_DEPTH = 0.07  # m: there, the grasp TCP is at most this far below the top
 PUSH_STANDOFF = 0.10  # m in front of the drawer face
@@ -225,6 +230,9 @@ class ScriptedPolicy:
         self.plan = TASK_PLANS.get(env.spec.name) or ROBOT_PLANS.get(self.robot, {}).get(
             self.plan_name, PLANS[self.plan_name])
         self._obstacle_top = env.fixed_object_top()  # -inf: nothing to carry over
+        # (O, 3) model-frame grasp point of each object; None where all are at the centre of mass.
+        points = np.array([GRASP_POINT.get(m, (0.0, 0.0, 0.0)) for m in env.model_ids], np.float32).reshape(-1, 3)
+        self._grasp_point = points if points.any() else None
         self._step = np.array([p.step for p in self.plan], np.float32)
         self._tol = np.array([p.tol for p in self.plan], np.float32)
         self._budget = np.array([p.budget for p in self.plan], np.int32)
@@ -294,6 +302,10 @@ class ScriptedPolicy:
         src_half = half[jnp.maximum(params.source, 0)]
         dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
         grasp = src + dz * up
+        if self._grasp_point is not None:
+            source = jnp.maximum(params.source, 0)
+            rot = state.env.data.xmat[self.env.env.index.object_bodies][source]
+            grasp = grasp + rot @ jnp.asarray(self._grasp_point)[source]
         # Tall sources (move near's standing bottle, 20 cm) are taken near their top:
         # the open fingers cannot come down over them to their middle.
         near_top = jnp.maximum(grasp[2], src[2] + src_half[2] - TOP_GRASP_DEPTH)

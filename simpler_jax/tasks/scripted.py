@@ -175,9 +175,11 @@ GRASP_DZ = {"google_robot": -0.01, "widowx": 0.0}  # TCP height relative to the 
 # squeezed it out; 2.5 cm below the centre they close across its widest part.
 LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
 # Grasp points off the centre of mass, in the object's model frame (m). The Bridge
-# spoon's centre of mass is where its handle tapers (8 to 21 mm wide over 2 cm): the
-# squeezing fingers pushed it 2 cm along, toward its wide end, and it fell out during
-# the carry. 3.2 cm further along, the handle's end is flat-sided (24 mm wide).
+# spoon's centre of mass is where its handle tapers (8 mm wide at the neck, 21 mm 1 cm
+# past the centre of mass): the squeezing fingers pushed it 2 cm along, toward its wide
+# end, and it fell out during the carry (0 of 4 traced episodes). 3.2 cm further along,
+# the handle's end is flat-sided (24 mm wide): 10 of 24 on the full grid, most of them
+# dragged rather than carried (benchmarks/RESULTS.md, "Spoon and eggplant").
 GRASP_POINT = {"bridge_spoon_generated_modified": (0.032, 0.0, 0.0)}
 TALL_SOURCE = 0.15  # m: sources taller than this (standing) are grasped near their top
 TOP_GRASP_DEPTH = 0.07  # m: there, the grasp TCP is at most this far below the top

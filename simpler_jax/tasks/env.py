@@ -216,8 +216,7 @@ class TaskEnv:
             if m.geom_group[g] not in _COLLISION_GROUPS or m.body(int(m.geom_bodyid[g])).name not in names:
                 continue
             if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:  # the hull's highest vertex
-                v = _mesh_hull_vertices(m, m.geom_dataid[g]) @ d.geom_xmat[g].reshape(3, 3).T
-                tops.append(float(d.geom_xpos[g][2] + v[:, 2].max()))
+                tops.append(float(_world_hull_vertices(m, d, g)[:, 2].max()))
             else:
                 tops.append(float(_world_box(m, d, g)[4]))
         return max(tops, default=-np.inf)
@@ -367,11 +366,7 @@ class _SpawnHeights:
                   if m.geom_group[g] in _COLLISION_GROUPS and int(m.geom_bodyid[g]) not in movable]
         self.static_boxes = np.stack([_world_box(m, self.data, g) for g in static]) if static else np.zeros((0, 5))
         is_mesh = np.array([m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH for g in static], bool)
-        self.hulls = [
-            hull_equations(self.data.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ self.data.geom_xmat[g]
-                            .reshape(3, 3).T)
-            for g in np.asarray(static, int)[is_mesh]
-        ]
+        self.hulls = [hull_equations(_world_hull_vertices(m, self.data, g)) for g in np.asarray(static, int)[is_mesh]]
         self.hull_boxes = self.static_boxes[is_mesh] if static else np.zeros((0, 5))
 
     def surface(self, xy) -> float:
@@ -457,6 +452,11 @@ def _mesh_hull_vertices(m: mujoco.MjModel, mesh: int) -> np.ndarray:
         return vertices
     numvert = m.mesh_graph[adr]
     return vertices[m.mesh_graph[adr + 2 + numvert : adr + 2 + 2 * numvert]]
+
+
+def _world_hull_vertices(m: mujoco.MjModel, d: mujoco.MjData, g: int) -> np.ndarray:
+    """(K, 3) world vertices of the convex hull MuJoCo collides with for mesh geom g."""
+    return d.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ d.geom_xmat[g].reshape(3, 3).T
 
 
 def _hull_top(equations: np.ndarray, xy, tol: float = 1e-9) -> float:

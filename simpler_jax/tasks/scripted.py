@@ -143,16 +143,14 @@ ROBOT_PLANS = {
         ),
     },
 }
-# Per-task replacements of a plan. The eggplant is lifted out of the sink and carried
-# over the basket's rim (`OBSTACLE_CLEARANCE`): 10-15 cm of lift and as much lowering
-# into the basket, which the 120-step episode has time for.
+# Per-task replacements of a plan: the WidowX "carry" with phases replaced by name. The
+# eggplant is lifted out of the sink and carried over the basket's rim
+# (`OBSTACLE_CLEARANCE`): 10-15 cm of lift and as much lowering into the basket, which
+# the 120-step episode has time for.
 TASK_PLANS = {
-    "widowx_put_eggplant_in_basket": (
-        Phase("above", "open", 0.04, 0.01, 10, True), Phase("descend", "open", 0.02, 0.006, 8, True),
-        Phase("close", "close", 0.0, -1.0, 2), Phase("lift", "close", 0.01, 0.008, 20),
-        Phase("carry", "close", 0.01, 0.008, 30), Phase("lower", "close", 0.006, 0.005, 20),
-        Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
-    ),
+    "widowx_put_eggplant_in_basket": tuple(
+        {"lift": Phase("lift", "close", 0.01, 0.008, 20),
+         "lower": Phase("lower", "close", 0.006, 0.005, 20)}.get(p.name, p) for p in PLANS["carry"]),
 }
 # Phases in which a dropped object is grasped again (default: lift, carry, hold).
 # Over the open drawer a drop is a placement: chasing the apple inside the drawer

@@ -274,9 +274,17 @@ class ScriptedPolicy:
             return c.ee_target_pos, c.ee_target_rot
         return tcp_base, tcp_rot
 
-    def _com(self, state, index):
-        """(3,) world centre of mass of object `index` (clamped to 0 when -1)."""
-        return state.env.data.xipos[self.env.env.index.object_bodies][jnp.maximum(index, 0)]
+    def tcp_world(self, params, state):
+        """(3,) measured world TCP position."""
+        return params.robot.base_pos + quat_to_mat(params.robot.base_quat) @ self._tcp(state)[0]
+
+    def object_com(self, state, index):
+        """(3,) world centre of mass of object `index` (clamped to 0 when -1; zeros in a
+        scene without objects)."""
+        bodies = self.env.env.index.object_bodies
+        if not len(bodies):
+            return jnp.zeros(3)
+        return state.env.data.xipos[bodies][jnp.maximum(index, 0)]
 
     # -------------------------------------------------------------- waypoints
     def _waypoints(self, params, state, ps: PolicyState, tcp_world):
@@ -297,7 +305,7 @@ class ScriptedPolicy:
         if name == "pull":
             pull = self._pull_waypoints(params)
             return jnp.concatenate([pull, pull[-1:]])
-        src = self._com(state, params.source)
+        src = self.object_com(state, params.source)
         half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3) half extents after settling
         src_half = half[jnp.maximum(params.source, 0)]
         dz = jnp.where(self._lying(params, state), LYING_GRASP_DZ[self.robot], GRASP_DZ[self.robot])
@@ -315,7 +323,7 @@ class ScriptedPolicy:
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
         if name == "pull_place":
             return self._pull_place_waypoints(params, state, ps, src, src_half, grasp, lift)
-        tgt = self._com(state, params.target)
+        tgt = self.object_com(state, params.target)
         tgt_half = half[jnp.maximum(params.target, 0)]
         if self.env.spec.family == "move_near":
             # Put the source beside the target, on the source's side, just clear of it.
@@ -390,7 +398,7 @@ class ScriptedPolicy:
         carrying = jnp.asarray(self._is_carry)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):
-            held = tcp_world - self._com(state, params.source)
+            held = tcp_world - self.object_com(state, params.source)
             anchor = jnp.where(closing, tcp_world, ps.anchor)
             offset = jnp.where(closing | carrying, held, ps.grasp_offset)
             closed = jnp.where(closing, held, ps.closed_offset)
@@ -439,7 +447,7 @@ class ScriptedPolicy:
         robot's base."""
         long_xy = (base_r.T @ self._long_axis(params, state))[:2]
         long_xy = long_xy / jnp.maximum(jnp.linalg.norm(long_xy), 1e-6)
-        src_xy = (base_r.T @ (self._com(state, params.source) - base_p))[:2]
+        src_xy = (base_r.T @ (self.object_com(state, params.source) - base_p))[:2]
         along = jnp.where(long_xy @ src_xy < 0, -long_xy, long_xy)
         lying = self._lying(params, state)
         toward = jnp.where(lying, along, jnp.array([1.0, 0.0]))

@@ -4,9 +4,11 @@ Runs `simpler_jax.validation.grasp_lift.compare_over_heights` for each robot (th
 grasp at each of `GRASP_HEIGHTS`, or `--heights`) and prints, per grasp height and
 engine, the object's height gain, whether it was lifted and the wall time (the
 first MJX run includes compiling), then per robot the lift counts and the median
-final-height gap the test checks. Writes JSON.
+final-height gap the test checks. Writes JSON. `--robots widowx_spoon` runs the
+WidowX on the spoon-on-towel spoon, grasped on its handle where the task's
+scripted policy grasps it (a diagnostic: the test runs the two default cases).
 
-    python benchmarks/grasp_lift.py [--robots google_robot widowx] [--heights 0.006 0.0 ...]
+    python benchmarks/grasp_lift.py [--robots google_robot widowx widowx_spoon] [--heights 0.006 0.0 ...]
                                     [--out benchmarks/out/grasp_lift.json]
 """
 

@@ -27,6 +27,9 @@ the program was compiled for (at +6 mm MJX lifted 8.2 cm on one machine, dropped
 cube after 4 cm on an AVX-512 one, and after 8 cm there with XLA limited to AVX2).
 `compare_over_heights` therefore runs the grasp at several heights
 (`GRASP_HEIGHTS`) in both engines and compares lift counts and final heights.
+
+The case "widowx_spoon" (not in the test) grasps the spoon-on-towel spoon on its
+handle, as the task's scripted policy does.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from simpler_jax.scenes.scene import TABLE_TOP_Z, build_scene, default_scene
 # The task policy's approach: axis, tilt (straight down the Google wrist, limit 1.79
 # rad, sits at 1.69 rad when grasping and reaches its limit during the lift; tilted
 # by 0.4 rad it stays at 1.4-1.56 rad) and turn rate.
-from simpler_jax.tasks.scripted import APPROACH_AXIS, APPROACH_TILT, ROT_STEP
+from simpler_jax.tasks.scripted import APPROACH_AXIS, APPROACH_TILT, GRASP_POINT, ROT_STEP
 from simpler_jax.utils.rotations_np import quat_to_mat
 
 
@@ -61,6 +64,7 @@ class GraspCase:
     grasp_dz: float  # TCP height above the object origin at the grasp
     close: float  # gripper action that closes
     open: float  # gripper action that opens (or holds open)
+    grasp_x: float = 0.0  # grasp point along the object's model x axis from its origin (m)
 
 
 CASES = {
@@ -72,12 +76,20 @@ CASES = {
         "widowx", "green_cube_3cm", 1000.0, (-0.19, 0.03),
         (1.0, 0.0, 0.0, 0.0), 0.0151, 0.006, -1.0, 1.0,
     ),
+    # The spoon-on-towel spoon (SIMPLER density 1200: 44 g), lying with its long axis
+    # across the closing fingers, grasped where the task's scripted policy grasps it
+    # (`GRASP_POINT`, on the handle). A diagnostic case, not in the test: see RESULTS.
+    "widowx_spoon": GraspCase(
+        "widowx", "bridge_spoon_generated_modified", 1200.0, (-0.19, 0.03),
+        (1.0, 0.0, 0.0, 0.0), 0.0125, 0.0, -1.0, 1.0, GRASP_POINT["bridge_spoon_generated_modified"][0],
+    ),
 }
 
 # TCP heights above the object origin at the grasp (m) that `compare_over_heights`
 # runs. The WidowX's cube is 3 cm: from 6 mm above its centre to 8 mm below (one
 # grasp there is chaotic, see the module text); one run of the Google can is steady.
-GRASP_HEIGHTS = {"google_robot": (CASES["google_robot"].grasp_dz,), "widowx": (0.006, 0.003, 0.0, -0.004, -0.008)}
+GRASP_HEIGHTS = {"google_robot": (CASES["google_robot"].grasp_dz,), "widowx": (0.006, 0.003, 0.0, -0.004, -0.008),
+                 "widowx_spoon": (0.005, 0.0, -0.004)}
 
 # The scripted grasp: (phase, max control steps, done-tolerance in m or None = run all steps).
 PHASES = (("above", 30, 0.01), ("descend", 25, 0.006), ("close", 5, None), ("lift", 30, 0.01), ("hold", 2, None))
@@ -206,7 +218,8 @@ def _tcp_base(env: RobotEnv, qpos) -> np.ndarray:
 
 
 def grasp_point(case: GraspCase, obj_pos_world: np.ndarray) -> np.ndarray:
-    return obj_pos_world + np.array([0.0, 0.0, case.grasp_dz])
+    along = quat_to_mat(np.asarray(case.quat)) @ np.array([case.grasp_x, 0.0, 0.0])
+    return obj_pos_world + along + np.array([0.0, 0.0, case.grasp_dz])
 
 
 def run_mjx(env: RobotEnv, case: GraspCase, reset=None, step=None) -> GraspResult:

@@ -68,7 +68,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("task")
     p.add_argument("--episodes", type=int, nargs="+", required=True, help="episode ids (one scene)")
-    p.add_argument("--policy", choices=POLICIES, default="scripted")
+    p.add_argument("--policy", choices=POLICIES, default="scripted",
+                   help="scripted, or the zero action (its phases are the ones the plan would be in)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quiet", action="store_true", help="print only each episode's summary")
     p.add_argument("--out", default="benchmarks/out/trace.json")

@@ -5,7 +5,8 @@ twice in one compiled rollout (`simpler_jax.tasks.rollout`): once with the
 privileged scripted policy (`simpler_jax.tasks.scripted`) and once with the zero
 action (the baseline measured in the same run). Prints per task: episodes, success
 of each policy, how often the source was grasped, non-finite worlds, compile and
-run time; writes JSON with every episode's stats, the config, versions and seeds.
+run time; writes JSON with every episode's stats, the config, versions and seeds,
+rewritten after every chunk, so an interrupted run keeps its finished episodes.
 
     python benchmarks/tasks.py [--tasks widowx_stack_cube ...] [--max-episodes N | --episodes 0 9 18]
                                [--worlds 32] [--policies scripted zero] [--seed 0]
@@ -36,7 +37,9 @@ POLICIES = ("scripted", "zero")
 
 def run_task(task: str, max_episodes: int | None, worlds: int, seed: int,
              episode_ids: list[int] | None = None,
-             policies: tuple[str, ...] = POLICIES) -> tuple[list[dict], dict]:
+             policies: tuple[str, ...] = POLICIES,
+             on_chunk=lambda rows: None) -> tuple[list[dict], dict]:
+    """Runs one task's episodes; `on_chunk(rows)` gets this task's rows after every chunk."""
     import jax
     import numpy as np
 
@@ -80,6 +83,7 @@ def run_task(task: str, max_episodes: int | None, worlds: int, seed: int,
                     world = block * chunk + w
                     rows.append({"task": task, "scene": key, "episode_id": e, "policy": policy, "seed": seed,
                                  "nonfinite": bool(nonfinite[world]), **report(spec.family, final.stats, world)})
+            on_chunk(rows)
     timing = {"task": task, "compile_and_first_chunk_s": compile_s, "other_chunks_s": run_s}
     return rows, timing
 
@@ -126,8 +130,17 @@ def main(argv=None) -> int:
     from simpler_jax.utils.records import package_versions, write_json_atomic
 
     rows, timings = [], []
+
+    def save(task_rows: list[dict], task_timings: list[dict]) -> None:
+        write_json_atomic(a.out, {
+            "config": vars(a), "versions": package_versions(), "device": str(jax.devices()[0]),
+            "summary": summarize(rows + task_rows), "timing": task_timings, "episodes": rows + task_rows,
+        })
+
     for task in a.tasks:
-        r, t = run_task(task, a.max_episodes, a.worlds, a.seed, a.episodes, tuple(a.policies))
+        # Rewritten after every chunk, so an interrupted run keeps the finished episodes.
+        r, t = run_task(task, a.max_episodes, a.worlds, a.seed, a.episodes, tuple(a.policies),
+                        on_chunk=lambda task_rows: save(task_rows, timings))
         rows += r
         timings.append(t)
         s = summarize(r)[0]
@@ -136,11 +149,7 @@ def main(argv=None) -> int:
               f"{fmt(s['zero_success'])}%  grasped {fmt(s['scripted_grasped'])}%  nonfinite "
               f"{sum(s[f'{p}_nonfinite'] for p in a.policies)}  compile+first {t['compile_and_first_chunk_s']:.0f}s",
               flush=True)
-        # Rewritten after every task, so an interrupted run keeps the finished ones.
-        write_json_atomic(a.out, {
-            "config": vars(a), "versions": package_versions(), "device": str(jax.devices()[0]),
-            "summary": summarize(rows), "timing": timings, "episodes": rows,
-        })
+        save([], timings)
     print(f"wrote {a.out}")
     return 0
 

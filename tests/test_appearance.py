@@ -149,8 +149,12 @@ def test_vmap_over_appearances_equals_each_world(multi):
         jnp.arange(n, dtype=jnp.int32))
     rgb = np.asarray(batch.rgb)
     assert len({r.tobytes() for r in rgb}) == n
+    # The batched and the single-world programs are compiled separately, so XLA may
+    # round a shading sum differently: a colour may differ by one level, at a few pixels.
     for i in range(n):
-        np.testing.assert_array_equal(np.asarray(single(i).rgb), rgb[i])
+        diff = np.abs(np.asarray(single(i).rgb, int) - rgb[i].astype(int))
+        assert diff.max() <= 1, f"world {i}: off by {diff.max()} levels"
+        assert (diff > 0).mean() < 1e-3, f"world {i}: {(diff > 0).sum()} values differ"
 
 
 def test_mujoco_renderer_shows_the_own_look_only(multi):

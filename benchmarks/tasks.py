@@ -131,16 +131,16 @@ def main(argv=None) -> int:
 
     rows, timings = [], []
 
-    def save(task_rows: list[dict], task_timings: list[dict]) -> None:
+    def save(task_rows: list[dict]) -> None:
         write_json_atomic(a.out, {
             "config": vars(a), "versions": package_versions(), "device": str(jax.devices()[0]),
-            "summary": summarize(rows + task_rows), "timing": task_timings, "episodes": rows + task_rows,
+            "summary": summarize(rows + task_rows), "timing": timings, "episodes": rows + task_rows,
         })
 
     for task in a.tasks:
         # Rewritten after every chunk, so an interrupted run keeps the finished episodes.
         r, t = run_task(task, a.max_episodes, a.worlds, a.seed, a.episodes, tuple(a.policies),
-                        on_chunk=lambda task_rows: save(task_rows, timings))
+                        on_chunk=save)
         rows += r
         timings.append(t)
         s = summarize(r)[0]
@@ -149,7 +149,7 @@ def main(argv=None) -> int:
               f"{fmt(s['zero_success'])}%  grasped {fmt(s['scripted_grasped'])}%  nonfinite "
               f"{sum(s[f'{p}_nonfinite'] for p in a.policies)}  compile+first {t['compile_and_first_chunk_s']:.0f}s",
               flush=True)
-        save([], timings)
+        save([])
     print(f"wrote {a.out}")
     return 0
 

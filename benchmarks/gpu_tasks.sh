@@ -10,6 +10,7 @@
 # MOVE_NEAR_TRIPLETS: which of move near's triplets 0-4 to run (default "2"; quoted,
 # space-separated). Each extra process slows the others: the GPU runs one process's
 # kernels at a time, and these small batches leave it idle between kernels.
+#
 # Each scene compiles to its own program, and XLA compiles on one CPU core, so every
 # run gets its own process, all started at once; the GPU then runs their programs in
 # turn. Each process stops after SECONDS (default 500) and keeps what it finished

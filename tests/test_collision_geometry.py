@@ -97,6 +97,30 @@ def test_object_contacts_differ_between_modes_in_geometry_only(robot):
 
 
 @pytest.mark.parametrize("robot", ["google_robot", "widowx"])
+def test_finger_object_contacts_take_the_robots_damping_ratio(robot):
+    """Finger-object pairs are damped with `RobotConfig.finger_object_dampratio`
+    (WidowX: overdamped, against the squeezed cube's contact limit cycle); every other
+    pair keeps the scene's `contact_solref`."""
+    case = gl.CASES[robot]
+    spec = gl.scene_spec(case, "simplified")
+    scene = build_scene(spec)
+    m, cfg = scene.mj_model, scene.robot
+    fingers = {m.body(link).id for link in cfg.finger_links}
+    finger_object = scene_ratio = 0
+    for i in range(m.npair):
+        bodies = {int(m.geom_bodyid[m.pair_geom1[i]]), int(m.geom_bodyid[m.pair_geom2[i]])}
+        names = m.geom(int(m.pair_geom1[i])).name + m.geom(int(m.pair_geom2[i])).name
+        if bodies & fingers and "object" in names and cfg.finger_object_dampratio is not None:
+            assert tuple(m.pair_solref[i]) == (spec.contact_solref[0], cfg.finger_object_dampratio)
+            finger_object += 1
+        else:
+            assert tuple(m.pair_solref[i]) == tuple(spec.contact_solref)
+            scene_ratio += 1
+    assert scene_ratio > 0
+    assert finger_object == (2 if robot == "widowx" else 0)  # the WidowX's two pads
+
+
+@pytest.mark.parametrize("robot", ["google_robot", "widowx"])
 def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     """Same closed-loop scripted grasp in MJX (simplified collision) and MuJoCo C
     (original meshes), at each of the robot's grasp heights (`gl.GRASP_HEIGHTS`: one

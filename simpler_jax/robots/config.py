@@ -45,6 +45,9 @@ class RobotConfig:
     # Rotor inertia added to each finger joint (kg m^2 or kg), both collision modes.
     # A numerical stabiliser, not a SIMPLER parameter (see `simpler_jax.robots.google_robot`).
     finger_armature: float = 0.0
+    # Damping ratio of the finger-object contacts (None: the scene's `contact_solref`
+    # ratio). A numerical stabiliser, not a SIMPLER parameter (see `simpler_jax.robots.widowx`).
+    finger_object_dampratio: float | None = None
     # Texture variants of the visual meshes: (variant name, URDF path relative to the
     # asset root) whose visuals differ from `urdf`'s in their textures alone.
     texture_variant_urdfs: tuple[tuple[str, str], ...] = ()

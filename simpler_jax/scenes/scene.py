@@ -197,9 +197,11 @@ def _add_floor(spec: mujoco.MjSpec, env_contype: int, env_conaff: int) -> str:
     return g.name
 
 
-def _add_pair(spec, g1: str, g2: str, mu1: float, mu2: float, torsion: float | None, s: "SceneSpec") -> None:
+def _add_pair(spec, g1: str, g2: str, mu1: float, mu2: float, torsion: float | None, s: "SceneSpec",
+              dampratio: float | None = None) -> None:
+    """One explicit contact pair; `dampratio` replaces the scene's contact damping ratio."""
     p = spec.add_pair(geomname1=g1, geomname2=g2)
-    p.solref = list(s.contact_solref)
+    p.solref = [s.contact_solref[0], s.contact_solref[1] if dampratio is None else dampratio]
     p.solimp = list(s.contact_solimp)
     mu = 0.5 * (mu1 + mu2)  # PhysX "average" friction combine
     if torsion is None:
@@ -309,8 +311,9 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
                 _add_pair(spec, og, sg, mu_of(og), mu_of(sg), None, s)
             _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
             for rg in object_touchers:
-                _add_pair(spec, rg, og, mu_of(rg), mu_of(og),
-                          torsion if rg in finger_geoms else None, s)
+                finger = rg in finger_geoms
+                _add_pair(spec, rg, og, mu_of(rg), mu_of(og), torsion if finger else None, s,
+                          cfg.finger_object_dampratio if finger else None)
     for i, a in enumerate(object_geoms):
         for b in object_geoms[i + 1:]:
             for ga in a:

@@ -15,7 +15,9 @@ Status (see benchmarks/RESULTS.md, grasp section): both robots pass. Both modes
 touch the object through the same contact pairs (friction, torsion, softness); the
 simplified WidowX touches it through flat box pads on its finger pads
 (`RobotConfig.finger_pads`), because the finger hull's 3-degree pad tilt (a hull
-artifact) made MJX lose the cube. The Google fingers carry rotor inertia
+artifact) made MJX lose the cube; its finger-object contacts are overdamped
+(`RobotConfig.finger_object_dampratio`: critically damped, the squeezed cube and the
+fingers fell into a limit cycle that let go of it every ~0.1 s). The Google fingers carry rotor inertia
 (`RobotConfig.finger_armature`; without it the 60 N*m drive on 50 g fingers threw the
 can in both engines) and the hand approaches tilted by 0.4 rad from straight down
 (straight down the wrist reaches its limit during the lift): MJX lifts the can

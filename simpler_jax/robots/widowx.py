@@ -69,10 +69,11 @@ CONFIG = RobotConfig(
     finger_friction=2.0,
     finger_patch_radius=0.01,
     # With the scene's critically damped 5 ms contacts, a squeezed cube and the heavily
-    # damped fingers (200 N s/m on 16 g) fell into a limit cycle: the pads crept open
-    # at 2.5 cm/s under 15 N until the contacts vanished (every ~0.1 s, in MuJoCo C and
-    # MJX alike), then closed again with the grip force rebuilt from 1 N over ~50 ms.
-    # The cube slid in those moments (up to 4 cm over a 20 cm carry). Overdamped
+    # damped fingers (200 N s/m on 16 g) fell into a limit cycle in MuJoCo C: the pads
+    # crept open at 2.6 cm/s under 15 N until the contacts vanished (every ~0.12 s),
+    # then closed again with the grip force rebuilt from 1 N over ~60 ms. The cube slid
+    # in those moments (up to 4 cm over a 20 cm carry; in MJX the held cube slipped the
+    # same way and its grasp check flickered). Overdamped
     # finger contacts (ratio 4) hold a steady 9.5 N (the drive's 1000 N/m times the
     # 9.5 mm the cube keeps the fingers from closing). benchmarks/RESULTS.md, "Stack cube".
     finger_object_dampratio=4.0,

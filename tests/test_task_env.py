@@ -164,15 +164,33 @@ def test_fixed_object_top_is_the_highest_surface_of_the_sink(stack_cube):
 
 
 def test_hull_top_of_a_vertical_line():
-    from simpler_jax.assets.meshes import hull_equations
-    from simpler_jax.tasks.env import _hull_top
+    from simpler_jax.assets.meshes import hull_equations, hull_top
 
     corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 2) for z in (0, 1)], float)
     wedge = np.concatenate([corners[corners[:, 2] == 0], [[0, 0, 1], [0, 2, 1]]])  # top slopes down to x = 1
     box, ramp = hull_equations(corners), hull_equations(wedge)
-    assert _hull_top(box, (0.5, 1.0)) == pytest.approx(1.0)
-    assert _hull_top(ramp, (0.25, 1.0)) == pytest.approx(0.75)
-    assert _hull_top(box, (1.5, 1.0)) == -np.inf and _hull_top(box, (0.5, -0.1)) == -np.inf
+    assert hull_top(box, (0.5, 1.0)) == pytest.approx(1.0)
+    assert hull_top(ramp, (0.25, 1.0)) == pytest.approx(0.75)
+    assert hull_top(box, (1.5, 1.0)) == -np.inf and hull_top(box, (0.5, -0.1)) == -np.inf
+    lines = np.array([[[0.5, 1.0], [0.25, 1.0]], [[1.5, 1.0], [0.75, 0.5]]])  # (2, 2, 2): any leading shape
+    np.testing.assert_allclose(hull_top(ramp, lines), [[0.5, 0.75], [-np.inf, 0.25]])
+
+
+def test_top_cover_keeps_the_pieces_that_form_the_top_not_the_largest():
+    from simpler_jax.assets.meshes import top_cover
+
+    def box(lo, hi):
+        return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])], float)
+
+    pieces = [
+        box((0.0, 0.0, 0.0), (0.1, 0.1, 0.05)),  # the largest, under the other two everywhere
+        box((0.0, 0.0, 0.04), (0.05, 0.1, 0.06)),  # the top of the left half
+        box((0.05, 0.0, 0.03), (0.1, 0.1, 0.055)),  # the top of the right half
+        box((0.02, 0.02, 0.058), (0.03, 0.03, 0.059)),  # inside the left one's top: adds nothing
+    ]
+    assert top_cover(pieces, 2) == [1, 2]
+    assert top_cover(pieces, 3) == [1, 2]  # nothing else is ever on top
+    assert top_cover(pieces, 4) == [0, 1, 2, 3]  # no more than there are: all kept
 
 
 def test_episode_params_reject_unknown_episodes(stack_cube):

@@ -178,6 +178,46 @@ def hull_equations(points: np.ndarray) -> np.ndarray:
     return ConvexHull(points).equations
 
 
+def hull_top(equations: np.ndarray, xy, tol: float = 1e-9) -> np.ndarray:
+    """Highest z of the vertical lines through `xy` (..., 2) inside the hull given by its
+    facets (`hull_equations`, (F, 4)): (...,) heights, -inf where a line misses it."""
+    xy = np.asarray(xy, np.float64)
+    n, off = equations[:, :3], equations[:, 3]
+    rhs = -(off + xy[..., :1] * n[:, 0] + xy[..., 1:2] * n[:, 1])  # (..., F): n_z * z <= rhs
+    up, down, side = n[:, 2] > 1e-9, n[:, 2] < -1e-9, np.abs(n[:, 2]) <= 1e-9
+    top = np.min(rhs[..., up] / n[up, 2], axis=-1, initial=np.inf)
+    bottom = np.max(rhs[..., down] / n[down, 2], axis=-1, initial=-np.inf)
+    inside = np.all(rhs[..., side] >= -tol, axis=-1) & (top >= bottom - tol)
+    return np.where(inside, top, -np.inf)
+
+
+def top_cover(pieces: list[np.ndarray], count: int, cell: float = 0.004, tol: float = 0.003) -> list[int]:
+    """Indices (sorted) of at most `count` of the convex `pieces` ((N_i, 3) vertices each)
+    chosen for what is touched from above: greedily, the piece whose hull top is within
+    `tol` of the top of all the hulls on the most cells of a `cell` grid over their
+    footprint, then the next on the cells still uncovered. A fixed object (the
+    eggplant task's sink) keeps these rather than its largest pieces: the largest
+    leave holes in the surface objects rest on and the hand reaches into."""
+    if len(pieces) <= count:
+        return list(range(len(pieces)))
+    lo = np.min([p.min(0) for p in pieces], axis=0)[:2]
+    hi = np.max([p.max(0) for p in pieces], axis=0)[:2]
+    axes = [np.arange(lo[k], hi[k] + cell, cell) for k in range(2)]
+    xy = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 2)
+    tops = np.stack([hull_top(hull_equations(p), xy) for p in pieces])  # (pieces, cells)
+    surface = tops.max(0)
+    reaches = (tops >= surface - tol) & np.isfinite(surface)  # piece i forms the top at cell j
+    chosen, covered = [], np.zeros(len(xy), bool)
+    for _ in range(count):
+        gain = (reaches & ~covered).sum(1)
+        best = int(np.argmax(gain))
+        if gain[best] == 0:
+            break
+        chosen.append(best)
+        covered |= reaches[best]
+    return sorted(chosen)
+
+
 def hull_volume(points: np.ndarray) -> float:
     """Volume of the convex hull of `points` (N, 3); 0 for a degenerate (flat) set."""
     from scipy.spatial import ConvexHull, QhullError

@@ -5,8 +5,11 @@ mesh geom. In "simplified" mode an object whose pieces together are nearly conve
 (the hull of all of them at most `MERGE_CONVEXITY` times their summed volume: the
 apple's 14 pieces, the orange's 5, the Red Bull can's 3, ...) becomes the one hull
 of all its pieces, given the pieces' mass, centre of mass and inertia (density x
-their volume); otherwise at most `max_pieces` pieces are kept (the largest by hull
-volume). The merged hull's vertices are the pieces' support points around each model
+their volume); otherwise at most `max_pieces` pieces are kept: the largest by hull
+volume (`MAX_PIECES`), or, for a fixed object, the ones that form its top surface
+(`FIXED_MAX_PIECES`, `simpler_jax.assets.meshes.top_cover`: the sink's 8 largest of
+58 left a fifth of its footprint without any collision, the basin floor under the
+eggplant among it). The merged hull's vertices are the pieces' support points around each model
 axis (`simpler_jax.assets.meshes.support_vertices`: a flat face around every axis, so
 an object rests on a face in its task orientation); every hull is capped at
 `hull_budget` vertices. In "original" mode every piece is kept at full resolution.
@@ -34,12 +37,13 @@ per world (`simpler_jax.scenes.appearance`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 
 import mujoco
 import numpy as np
 
-from simpler_jax.assets.meshes import convex_pieces, hull_volume, solid_mass_properties, support_vertices
+from simpler_jax.assets.meshes import convex_pieces, hull_volume, solid_mass_properties, support_vertices, top_cover
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
@@ -48,6 +52,8 @@ VISUAL_FACE_BUDGET = 2000  # triangles of an object's visual mesh
 FALLBACK_RGBA = (0.6, 0.6, 0.6, 1.0)  # objects without a visual mesh or colour
 VISUAL_GROUP, COLLISION_GROUP = 2, 3  # as the robots' (simpler_jax.robots.builder)
 MERGE_CONVEXITY = 1.05  # merge the pieces when hull(all) <= this x sum(piece hulls)
+MAX_PIECES = 8  # pieces kept of a free object that is not merged
+FIXED_MAX_PIECES = 16  # of a fixed one: the sink's top surface over the eggplant's basin needs 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +75,7 @@ def add_object(
     asset_root: pathlib.Path,
     collision: str = "simplified",
     hull_budget: int = 24,
-    max_pieces: int = 8,
+    max_pieces: int | None = None,
     fixed: bool = False,
     visuals: bool = False,
     appearances: tuple[str, ...] = (),
@@ -96,8 +102,11 @@ def add_object(
             # hull's own volume is up to 20 % less, its centre up to 1 cm off).
             vertex_sets = [(support_vertices(all_vertices), None)]
             merged = True
-        elif len(pieces) > max_pieces:
-            keep = sorted(np.argsort(vols)[::-1][:max_pieces])
+        elif len(pieces) > (limit := max_pieces or (FIXED_MAX_PIECES if fixed else MAX_PIECES)):
+            if fixed:
+                keep = _top_cover_of(path, limit)
+            else:
+                keep = sorted(np.argsort(vols)[::-1][:limit])
             vertex_sets = [vertex_sets[i] for i in keep]
     body = spec.worldbody.add_body(name=obj.body_name, pos=list(obj.pos), quat=list(obj.quat))
     if not fixed:
@@ -134,6 +143,13 @@ def add_object(
                 _add_visual(spec, body, appearance_geom_name(obj.body_name, appearance),
                             path.parent.parent / other, APPEARANCE_GROUP)
     return tuple(names)
+
+
+@functools.lru_cache(maxsize=None)
+def _top_cover_of(path: pathlib.Path, count: int) -> tuple[int, ...]:
+    """`top_cover` of the solid pieces in `path` (seconds for the sink: once per process)."""
+    pieces = [p.vertices for p in convex_pieces(path) if len(p.vertices) >= 4 and hull_volume(p.vertices) > 1e-9]
+    return tuple(top_cover(pieces, count))
 
 
 def _add_visual(spec: mujoco.MjSpec, body, name: str, model_dir: pathlib.Path, group: int) -> bool:

@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 
-from simpler_jax.assets.meshes import convex_pieces, hull_equations, hull_vertices
+from simpler_jax.assets.meshes import convex_pieces, hull_equations, hull_top, hull_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
 from simpler_jax.envs.robot_env import RobotEnv
@@ -388,7 +388,7 @@ class _SpawnHeights:
                 break
             start = hit + 1e-6 * down  # through the robot, on down
         near = _boxes_over(self.hull_boxes, xy, xy)
-        return max([hit_z] + [_hull_top(self.hulls[k], xy) for k in np.flatnonzero(near)])
+        return max([hit_z] + [float(hull_top(self.hulls[k], xy)) for k in np.flatnonzero(near)])
 
     def footprint_surface(self, i: int, xy, quat) -> float:
         """Height object i's origin needs (before the clearance) at (x, y) in `quat`
@@ -457,16 +457,3 @@ def _mesh_hull_vertices(m: mujoco.MjModel, mesh: int) -> np.ndarray:
 def _world_hull_vertices(m: mujoco.MjModel, d: mujoco.MjData, g: int) -> np.ndarray:
     """(K, 3) world vertices of the convex hull MuJoCo collides with for mesh geom g."""
     return d.geom_xpos[g] + _mesh_hull_vertices(m, m.geom_dataid[g]) @ d.geom_xmat[g].reshape(3, 3).T
-
-
-def _hull_top(equations: np.ndarray, xy, tol: float = 1e-9) -> float:
-    """Highest z of the vertical line through (x, y) inside the hull (`hull_equations`);
-    -inf where the line misses it."""
-    n, off = equations[:, :3], equations[:, 3]
-    rhs = -(off + n[:, 0] * xy[0] + n[:, 1] * xy[1])  # n_z * z <= rhs
-    up, down, side = n[:, 2] > 1e-9, n[:, 2] < -1e-9, np.abs(n[:, 2]) <= 1e-9
-    if np.any(rhs[side] < -tol):
-        return -np.inf
-    top = np.min(rhs[up] / n[up, 2]) if up.any() else np.inf
-    bottom = np.max(rhs[down] / n[down, 2]) if down.any() else -np.inf
-    return float(top) if top >= bottom - tol else -np.inf

@@ -31,15 +31,37 @@ import jax  # noqa: E402
 import pytest  # noqa: E402
 
 # The modules with the longest compiles, in this order, before all others: xdist hands
-# tests out in collection order, so the two processes start on the long ones and fill
-# in with the short ones at the end instead of one process waiting for the other.
+# out its work units (a group, largest first, then each lone test in collection order),
+# so the two processes start on the long ones and fill in with the short ones at the
+# end instead of one process waiting for the other.
 LONGEST_FIRST = ("test_sweep_resume.py", "test_task_env.py", "test_scripted_google.py",
                  "test_collision_geometry.py", "test_sysid.py")
 
 
+# Tests that share a compiled program go to one process as well (an `xdist_group` per
+# fixture below): when both processes need a program at the same time, both compile it,
+# and the persistent cache only spares a process that asks after the other has written
+# it. The robot fixtures' programs take minutes each; the observation module's too.
+SHARED_PROGRAM_GROUPS = {"compiled_google": "google_robot_programs", "compiled_widowx": "widowx_programs",
+                         "observed": "observation_programs"}
+
+
+def shared_program_group(item) -> str | None:
+    """The `xdist_group` of a test that uses a fixture with compiled programs, else None."""
+    names = getattr(item, "fixturenames", ())
+    if "compiled_robot" in names:
+        return f"{item.callspec.params['compiled_robot']}_programs"
+    return next((group for fixture, group in SHARED_PROGRAM_GROUPS.items() if fixture in names), None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable
+    for item in items:
+        group = shared_program_group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 ROBOTS = ("google_robot", "widowx")
 NUM_WORLDS = 64  # the one batch size tests compile for

@@ -44,6 +44,9 @@ LONGEST_FIRST = ("test_sweep_resume.py", "test_task_env.py", "test_scripted_goog
 # it. The robot fixtures' programs take minutes each; the observation module's too.
 SHARED_PROGRAM_GROUPS = {"compiled_google": "google_robot_programs", "compiled_widowx": "widowx_programs",
                          "observed": "observation_programs"}
+# Modules whose tests share compiled programs without a common fixture (the SysID CLI
+# tests reuse the gradient program the `widowx_sysid` tests compile).
+SHARED_PROGRAM_MODULES = {"test_sysid.py": "sysid_programs"}
 
 
 def shared_program_group(item) -> str | None:
@@ -51,7 +54,8 @@ def shared_program_group(item) -> str | None:
     names = getattr(item, "fixturenames", ())
     if "compiled_robot" in names:
         return f"{item.callspec.params['compiled_robot']}_programs"
-    return next((group for fixture, group in SHARED_PROGRAM_GROUPS.items() if fixture in names), None)
+    fixture_group = next((group for fixture, group in SHARED_PROGRAM_GROUPS.items() if fixture in names), None)
+    return fixture_group or SHARED_PROGRAM_MODULES.get(item.path.name)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups

@@ -44,9 +44,11 @@ LONGEST_FIRST = ("test_sweep_resume.py", "test_task_env.py", "test_scripted_goog
 # it. The robot fixtures' programs take minutes each; the observation module's too.
 SHARED_PROGRAM_GROUPS = {"compiled_google": "google_robot_programs", "compiled_widowx": "widowx_programs",
                          "observed": "observation_programs"}
-# Modules whose tests share compiled programs without a common fixture (the SysID CLI
-# tests reuse the gradient program the `widowx_sysid` tests compile).
-SHARED_PROGRAM_MODULES = {"test_sysid.py": "sysid_programs"}
+# Modules whose tests share compiled programs through module fixtures, or without a
+# common fixture (the SysID CLI tests reuse the gradient program the `widowx_sysid`
+# tests compile).
+SHARED_PROGRAM_MODULES = {"test_sysid.py": "sysid_programs", "test_render.py": "render_programs",
+                          "test_appearance.py": "appearance_programs", "test_shadow.py": "shadow_programs"}
 
 
 def shared_program_group(item) -> str | None:

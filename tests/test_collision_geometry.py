@@ -120,9 +120,10 @@ def test_finger_object_contacts_take_the_robots_damping_ratio(robot):
     assert finger_object == (2 if robot == "widowx" else 0)  # the WidowX's two pads
 
 
-# The Google case is the longest single check (about 6 minutes of CI's 30): it runs
-# with `-m slow` only; its figures are in benchmarks/RESULTS.md (benchmarks/grasp_lift.py).
-@pytest.mark.parametrize("robot", [pytest.param("google_robot", marks=pytest.mark.slow), "widowx"])
+# Among the longest checks (3-6 minutes each of CI's 30): they run with `-m slow` only;
+# their figures are in benchmarks/RESULTS.md (benchmarks/grasp_lift.py).
+@pytest.mark.slow
+@pytest.mark.parametrize("robot", ["google_robot", "widowx"])
 def test_grasp_and_lift_matches_mujoco_c_on_original_meshes(robot):
     """Same closed-loop scripted grasp in MJX (simplified collision) and MuJoCo C
     (original meshes), at each of the robot's grasp heights (`gl.GRASP_HEIGHTS`: one

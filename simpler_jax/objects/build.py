@@ -37,7 +37,6 @@ per world (`simpler_jax.scenes.appearance`).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import pathlib
 
 import mujoco
@@ -104,7 +103,7 @@ def add_object(
             merged = True
         elif len(pieces) > (limit := max_pieces or (FIXED_MAX_PIECES if fixed else MAX_PIECES)):
             if fixed:
-                keep = _top_cover_of(path, limit)
+                keep = _top_cover_of(path, pieces, limit)
             else:
                 keep = sorted(np.argsort(vols)[::-1][:limit])
             vertex_sets = [vertex_sets[i] for i in keep]
@@ -145,11 +144,15 @@ def add_object(
     return tuple(names)
 
 
-@functools.lru_cache(maxsize=None)
-def _top_cover_of(path: pathlib.Path, count: int) -> tuple[int, ...]:
-    """`top_cover` of the solid pieces in `path` (seconds for the sink: once per process)."""
-    pieces = [p.vertices for p in convex_pieces(path) if len(p.vertices) >= 4 and hull_volume(p.vertices) > 1e-9]
-    return tuple(top_cover(pieces, count))
+_TOP_COVERS: dict[tuple[pathlib.Path, int], tuple[int, ...]] = {}
+
+
+def _top_cover_of(path: pathlib.Path, pieces: list, count: int) -> tuple[int, ...]:
+    """`top_cover` of `pieces` (the solid pieces of the file at `path`), computed once
+    per file and count in a process (it takes seconds for the sink)."""
+    if (path, count) not in _TOP_COVERS:
+        _TOP_COVERS[path, count] = tuple(top_cover([p.vertices for p in pieces], count))
+    return _TOP_COVERS[path, count]
 
 
 def _add_visual(spec: mujoco.MjSpec, body, name: str, model_dir: pathlib.Path, group: int) -> bool:

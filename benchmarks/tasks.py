@@ -11,9 +11,14 @@ rewritten after every chunk, so an interrupted run keeps its finished episodes.
     python benchmarks/tasks.py [--tasks widowx_stack_cube ...] [--max-episodes N | --episodes 0 9 18]
                                [--worlds 32] [--policies scripted zero] [--seed 0]
                                [--out benchmarks/out/tasks.json]
+                               [--finger-object-dampratio google_robot=4.0 ...]
 
 `--policies scripted` runs only the scripted policy (the drawer scenes cost ~1 s per
 world-step on 2 CPU cores); the summary then has no zero-action figures.
+
+`--finger-object-dampratio ROBOT=RATIO` is for experiments: it replaces the robot's
+`RobotConfig.finger_object_dampratio` (the damping ratio of its finger-object
+contacts) for this run; the JSON's config records it.
 
 Issue 3's acceptance: scripted >= 90 % per task over the full grids, zero action 0 %.
 """
@@ -21,6 +26,8 @@ Issue 3's acceptance: scripted >= 90 % per task over the full grids, zero action
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import sys
 import time
 
@@ -88,6 +95,23 @@ def run_task(task: str, max_episodes: int | None, worlds: int, seed: int,
     return rows, timing
 
 
+def parse_dampratios(entries: list[str], robots) -> dict[str, float]:
+    """{robot: ratio} from `ROBOT=RATIO` entries; ValueError naming a bad entry."""
+    out = {}
+    for entry in entries:
+        robot, sep, value = entry.partition("=")
+        if not sep or robot not in robots:
+            raise ValueError(f"--finger-object-dampratio {entry!r}: expected ROBOT=RATIO, ROBOT one of {sorted(robots)}")
+        try:
+            ratio = float(value)
+        except ValueError:
+            ratio = math.nan
+        if not (math.isfinite(ratio) and ratio > 0):
+            raise ValueError(f"--finger-object-dampratio {entry!r}: RATIO must be a positive finite number")
+        out[robot] = ratio
+    return out
+
+
 def summarize(rows: list[dict]) -> list[dict]:
     out = []
     for task in dict.fromkeys(r["task"] for r in rows):
@@ -118,12 +142,22 @@ def main(argv=None) -> int:
                    help="policies to run (default: both; the zero action is the baseline)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="benchmarks/out/tasks.json")
+    p.add_argument("--finger-object-dampratio", nargs="+", default=[], metavar="ROBOT=RATIO",
+                   help="experiments: this damping ratio for the robot's finger-object contacts "
+                        "(default: each robot's RobotConfig)")
     a = p.parse_args(argv)
+    from simpler_jax.scenes import scene
     from simpler_jax.tasks.spec import TASK_SPECS
 
     unknown = [t for t in a.tasks if t not in TASK_SPECS]
     if unknown:
         p.error(f"unknown tasks {unknown}; known: {sorted(TASK_SPECS)}")
+    try:
+        ratios = parse_dampratios(a.finger_object_dampratio, scene.ROBOTS)
+    except ValueError as e:
+        p.error(str(e))
+    for robot, ratio in ratios.items():  # scenes look their robot up here when built
+        scene.ROBOTS[robot] = dataclasses.replace(scene.ROBOTS[robot], finger_object_dampratio=ratio)
     enable_compilation_cache()
     import jax
 

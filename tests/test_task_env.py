@@ -137,6 +137,48 @@ def test_eggplant_and_its_target_spawn_clear_of_the_sink():
         np.testing.assert_allclose(pose[0, i, 2], z, atol=1e-5)
 
 
+def test_eggplant_target_plane_is_held_where_the_reset_puts_it():
+    """SIMPLER's invisible target plane is a success reference (`REFERENCE_MARKERS`):
+    held at its reset pose, touching no surface, yet the eggplant still lands on it.
+    Before, it crept off the basket's rims while settling (MJX: 5-7 cm)."""
+    import mujoco
+
+    from simpler_jax.envs.reference import MujocoCReference
+    from simpler_jax.objects.build import MARKER_DAMPING
+
+    env = TaskEnv("widowx_put_eggplant_in_basket")
+    m = env.scene.mj_model
+    egg, plane = env.env.index.object_bodies
+    assert m.body_gravcomp[plane] == 1.0 and m.body_gravcomp[egg] == 0.0
+    dofs = np.flatnonzero(m.dof_bodyid == plane)
+    np.testing.assert_array_equal(m.dof_damping[dofs], MARKER_DAMPING)
+    # Its only contact partners are the eggplant and the robot.
+    partners = {int(b) for g1, g2 in zip(m.pair_geom1, m.pair_geom2)
+                for a, b in ((m.geom_bodyid[g1], m.geom_bodyid[g2]), (m.geom_bodyid[g2], m.geom_bodyid[g1]))
+                if a == plane}
+    assert egg in partners
+    sink = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "sink")
+    assert not partners & {0, sink}  # world (table, floor) and the sink
+    params = env.episode_params([0])
+    p = jax.tree.map(lambda x: np.asarray(x[0]), params.robot)
+    ref = MujocoCReference.at_base(env.env, p)
+    ctrl = np.asarray(env.env.reset_ctrl(p))
+    qpos = np.asarray(env.env.reset_qpos(p)).copy()
+    ref.set_state(qpos, np.zeros(ref.model.nv), ctrl)
+    mujoco.mj_forward(ref.model, ref.data)
+    spawn = ref.data.xipos[plane].copy()
+    ref.control_step(np.broadcast_to(ctrl, (env.settle_substeps, ref.model.nu)))
+    np.testing.assert_allclose(ref.data.xipos[plane], spawn, atol=1e-6)
+    # An eggplant dropped 3 cm over the plane's centre rests on it: SIMPLER's put-on rule.
+    adr = env.scene.index.object_qpos[0]
+    qpos[adr : adr + 3] = spawn + np.array([0.0, 0.0, 0.03])
+    ref.set_state(qpos, np.zeros(ref.model.nv), ctrl)
+    ref.control_step(np.broadcast_to(ctrl, (2 * env.settle_substeps, ref.model.nu)))
+    dz = ref.data.xipos[egg, 2] - ref.data.xipos[plane, 2]
+    assert 0.0 < dz <= 0.08 and np.linalg.norm(ref.data.xipos[egg, :2] - spawn[:2]) < 0.02, ref.data.xipos[egg]
+    np.testing.assert_allclose(ref.data.xipos[plane], spawn, atol=5e-4)
+
+
 @pytest.mark.parametrize("task", ["widowx_put_eggplant_in_basket", "widowx_spoon_on_towel"])
 def test_footprint_surface_casts_fewer_rays_for_the_same_height(task):
     """`footprint_surface` skips vertices that cannot decide the height; over the first

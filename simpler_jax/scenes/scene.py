@@ -25,7 +25,7 @@ import mujoco
 import numpy as np
 
 from simpler_jax.assets.paths import asset_root as resolve_asset_root
-from simpler_jax.objects.build import ObjectSpec, add_object
+from simpler_jax.objects.build import ObjectSpec, add_object, is_reference_marker
 from simpler_jax.scenes.appearance import add_table_appearances, check_appearances
 from simpler_jax.objects.cabinet import add_cabinet, cabinet_index
 from simpler_jax.robots import google_robot, widowx
@@ -305,11 +305,12 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     # Objects touch a finger through its flat pad where it has one, else its hulls.
     pad_of = {h: pad for link, pad in geoms.pads.items() for h in geoms.by_link[link] if h != pad}
     object_touchers = tuple(dict.fromkeys(pad_of.get(g, g) for g in geoms.hand + geoms.arm))
-    for names in object_geoms:
+    for obj, names in zip(s.objects, object_geoms):
         for og in names:
-            for sg in surfaces:
-                _add_pair(spec, og, sg, mu_of(og), mu_of(sg), None, s)
-            _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
+            if not is_reference_marker(obj.model_id):  # markers are held, not supported
+                for sg in surfaces:
+                    _add_pair(spec, og, sg, mu_of(og), mu_of(sg), None, s)
+                _add_pair(spec, og, floor, mu_of(og), TABLE_FRICTION, None, s)
             for rg in object_touchers:
                 finger = rg in finger_geoms
                 _add_pair(spec, rg, og, mu_of(rg), mu_of(og), torsion if finger else None, s,

@@ -38,10 +38,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 args_of() {  # args_of RUN: the tasks.py arguments of a named run (exit 1 if unknown)
     local name=$1 extra=""
-    if [[ $name == *_ratio4 ]]; then
+    if [[ $name == *_ratio4 ]]; then  # Google runs only
+        [[ $(args_of "${name%_ratio4}") == "--tasks google_robot"* ]] || return 1
         name=${name%_ratio4}
         extra="--finger-object-dampratio google_robot=4"
-        [[ $name == move_near_t* || $name == place_apple || $name == *_drawer || $name == pick_coke_can ]] || return 1
     fi
     case $name in
         place_apple) echo "--tasks google_robot_place_apple_in_closed_top_drawer --worlds 64 $extra" ;;

@@ -68,7 +68,7 @@ MARKER_DAMPING = 1e4  # N s/m (and N m s/rad): 5 N on a marker moves it 0.5 mm/s
 
 
 def is_reference_marker(model_id: str) -> bool:
-    """Whether `model_id` is held in place and collides with nothing (`REFERENCE_MARKERS`)."""
+    """Whether `model_id` is held in place and touches no surface (`REFERENCE_MARKERS`)."""
     return model_id in REFERENCE_MARKERS
 
 

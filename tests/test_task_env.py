@@ -9,6 +9,7 @@ from mujoco import mjx
 
 import simpler_jax
 from simpler_jax.tasks.env import TaskEnv
+from simpler_jax.tasks.env import fail_if_nonfinite
 from simpler_jax.tasks.env import keep_if_done
 from simpler_jax.tasks.spec import task_spec
 from simpler_jax.tasks.stats import zeros_stats
@@ -82,6 +83,18 @@ def test_done_worlds_keep_their_stats():
     for k, o, n in zip(jax.tree.leaves(kept), jax.tree.leaves(old), jax.tree.leaves(new)):
         np.testing.assert_array_equal(k[0], o[0])
         np.testing.assert_array_equal(k[1], n[1])
+
+
+def test_nonfinite_worlds_fail_whatever_their_rule_said():
+    """TaskEnv.step's rule for worlds whose physics went non-finite: they never reach the
+    final step, so success (and strict success) is False; the other stats stay."""
+    won = jax.tree.map(lambda x: jnp.stack([jnp.ones_like(x)] * 3), zeros_stats())
+    out = jax.jit(fail_if_nonfinite)(jnp.array([True, False, True]), won)
+    chex.assert_shape([out.success, out.strict_success], (3,))
+    np.testing.assert_array_equal(np.asarray(out.success), [False, True, False])
+    np.testing.assert_array_equal(np.asarray(out.strict_success), [False, True, False])
+    np.testing.assert_array_equal(np.asarray(out.grasped_ever), [True, True, True])
+    np.testing.assert_array_equal(np.asarray(out.success_streak), [1, 1, 1])
 
 
 def test_scripted_policy_stacks_the_cube(stack_cube, stack_cube_rollout):

@@ -28,7 +28,8 @@ Step: the robot environment's control step, then a `Measurement` of the new stat
 (object poses, contact forces by group, SIMPLER's grasp check, drawer openings) and
 the family's rule (`simpler_jax.tasks.rules`). Worlds that are done (time limit or
 non-finite physics) keep their stats frozen. The evaluator's success is the value at
-the final step (`max_steps`).
+the final step (`max_steps`); a world that went non-finite never gets there and fails
+(`fail_if_nonfinite`), still flagged in `state.env.nonfinite`.
 """
 
 from __future__ import annotations
@@ -275,7 +276,8 @@ class TaskEnv:
         env_state = self.env.step(params.robot, state.env, action)
         m = self.measure(params, env_state.data)
         stats = self.update(state.stats, m, state.ref, env_state.step)
-        return TaskState(env_state, keep_if_done(state.env.done, state.stats, stats), state.ref)
+        stats = fail_if_nonfinite(env_state.nonfinite, keep_if_done(state.env.done, state.stats, stats))
+        return TaskState(env_state, stats, state.ref)
 
     def update(self, stats: EpisodeStats, m: Measurement, ref: EpisodeReference, step) -> EpisodeStats:
         spec, hold = self.spec, self.strict_hold_steps
@@ -329,6 +331,13 @@ def keep_if_done(done, old: EpisodeStats, new: EpisodeStats) -> EpisodeStats:
         return jnp.where(d, o, n)
 
     return jax.tree.map(pick, old, new)
+
+
+def fail_if_nonfinite(nonfinite, stats: EpisodeStats) -> EpisodeStats:
+    """`stats` with `success` and `strict_success` False where `nonfinite` (any leading
+    world axes): a world whose physics went non-finite never reaches the final step,
+    so it fails whatever its rule said before; its other stats stay as they froze."""
+    return stats.replace(success=stats.success & ~nonfinite, strict_success=stats.strict_success & ~nonfinite)
 
 
 def _three(x):

@@ -47,7 +47,11 @@ from simpler_jax.assets.meshes import convex_pieces, hull_volume, solid_mass_pro
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, MissingAssetError
 
 OBJECT_FRICTION = 0.5  # static = dynamic in the original
-OBJECT_DAMPING = 0.1  # linear/angular damping of object actors
+# The original's linear/angular damping of target objects (SAPIEN `set_damping`), kept
+# for the record and NOT applied: PhysX scales it by the mass (force 0.1 * m * v), under
+# 0.03 N s/m for these objects and about 1 % of gravity at 1 m/s; MuJoCo's joint
+# damping is not mass-scaled, so the objects' free joints have none.
+OBJECT_DAMPING = 0.1
 VISUAL_FACE_BUDGET = 2000  # triangles of an object's visual mesh
 FALLBACK_RGBA = (0.6, 0.6, 0.6, 1.0)  # objects without a visual mesh or colour
 VISUAL_GROUP, COLLISION_GROUP = 2, 3  # as the robots' (simpler_jax.robots.builder)

@@ -24,7 +24,9 @@
 # DRY_RUN=1 prints each run's name and tasks.py arguments, one line per run, and exits.
 #
 # Float32 matrix products run at full precision (JAX_DEFAULT_MATMUL_PRECISION=highest):
-# JAX's default on Ampere and later GPUs is TF32, which the physics should not get.
+# JAX's default on Ampere and later GPUs is TF32. The environments' reset and step trace
+# theirs at full precision anyway (simpler_jax.envs.precision); the variable extends it
+# to the scripted policy, as in the runs of 2026-12-04.
 # Needs jax with a GPU backend, mujoco, mujoco-mjx and this package importable, and
 # SIMPLER_JAX_ASSETS set.
 set -uo pipefail

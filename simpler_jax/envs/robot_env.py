@@ -15,7 +15,9 @@ the compensation lags one substep of 2 ms). A world whose physics goes non-finit
 is flagged, marked done and frozen at its last finite state; other worlds are not
 affected. Worlds that are done stay frozen (or restart, with `auto_reset=True`).
 With an `ObservationSpec`, `reset` and `step` also render the policy camera image
-of the new state into `State.obs` (`simpler_jax.envs.observation`).
+of the new state into `State.obs` (`simpler_jax.envs.observation`). Both trace
+their matrix products at float32 precision on every backend
+(`simpler_jax.envs.precision`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from simpler_jax.controllers import widowx as widowx_ctrl
 from simpler_jax.envs import drives
 from simpler_jax.envs.controller_params import read_controller_params
 from simpler_jax.envs.observation import Observer, ObservationSpec
+from simpler_jax.envs.precision import full_precision
 from simpler_jax.envs.params import Params, default_params
 from simpler_jax.envs.state import State, zeros_controller
 from simpler_jax.scenes.scene import Scene
@@ -108,6 +111,7 @@ class RobotEnv:
         return m.replace(**replace)
 
     # ------------------------------------------------------------------ reset
+    @full_precision
     def reset(self, params: Params, key: jax.Array) -> State:
         """A new episode: robot at `params.init_qpos`, objects at `params.object_pose`."""
         model = self.model(params)
@@ -138,6 +142,7 @@ class RobotEnv:
         ctrl = jnp.zeros(self.scene.mj_model.nu).at[idx.arm_actuators].set(params.init_qpos[:num_arm])
         return ctrl.at[idx.finger_actuators].set(params.init_qpos[num_arm:])
 
+    @full_precision
     def observe_qpos(self, params: Params, qpos: jax.Array):
         """The observation of joint positions `qpos` (nq,) posed kinematically (no physics):
         for videos of recorded episodes and still images."""
@@ -148,6 +153,7 @@ class RobotEnv:
         return self.observer(model, data, params.lighting(), params.overlay_rgb,
                              params.texture_variant, params.appearance)
 
+    @full_precision
     def _reset_physics(self, model: mjx.Model, params: Params, key: jax.Array,
                        full_forward: bool = True) -> State:
         """The reset state before any observation. `full_forward=False` computes only
@@ -178,6 +184,7 @@ class RobotEnv:
         )
 
     # ------------------------------------------------------------------- step
+    @full_precision
     def control_targets(self, params: Params, qpos, qvel, controller, action):
         """The controller alone: per-substep actuator controls (N, nu) and its new state.
 
@@ -195,6 +202,7 @@ class RobotEnv:
         ctrl = ctrl.at[:, idx.arm_actuators].set(arm_pos).at[:, idx.finger_actuators].set(finger_ctrl)
         return ctrl, controller
 
+    @full_precision
     def physics(self, model: mjx.Model, data: mjx.Data, ctrl_seq: jax.Array, params: Params) -> mjx.Data:
         """`substeps` MJX steps with drive targets (N, nu) and passive compensation.
 
@@ -226,6 +234,7 @@ class RobotEnv:
         fmax = jnp.zeros(nu).at[arm].set(params.arm_force_limit).at[fing].set(params.gripper_force_limit)
         return kp, kv, fmax
 
+    @full_precision
     def step(self, params: Params, state: State, action: jax.Array) -> State:
         """One control step of one world. action: (7,) = [dxyz, axis-angle, gripper]."""
         action = jnp.asarray(action, jnp.float32)

@@ -45,6 +45,7 @@ import numpy as np
 from simpler_jax.assets.meshes import convex_pieces, hull_equations, hull_top, hull_vertices
 from simpler_jax.assets.paths import OBJECT_MODELS_DIR, OVERLAY_DIR, asset_root
 from simpler_jax.envs.params import Params
+from simpler_jax.envs.precision import full_precision
 from simpler_jax.envs.robot_env import RobotEnv
 from simpler_jax.envs.state import State
 from simpler_jax.scenes.appearance import check_appearances
@@ -251,6 +252,7 @@ class TaskEnv:
         return self._overlays[ep.overlay]
 
     # ------------------------------------------------------------------ reset
+    @full_precision
     def reset(self, params: TaskParams, key: jax.Array) -> TaskState:
         model = self.env.model(params.robot)
         env_state = self.env._reset_physics(model, params.robot, key, full_forward=not self.settle_substeps)
@@ -272,6 +274,7 @@ class TaskEnv:
         return TaskState(env_state, zeros_stats(), ref)
 
     # ------------------------------------------------------------------- step
+    @full_precision
     def step(self, params: TaskParams, state: TaskState, action: jax.Array) -> TaskState:
         env_state = self.env.step(params.robot, state.env, action)
         m = self.measure(params, env_state.data)
@@ -291,6 +294,7 @@ class TaskEnv:
             return rules.update_place_in_drawer(stats, m, ref, step, spec.forced_subtask_advance_step, hold)
         return rules.update_put_on(stats, m, ref, spec.z_offset, spec.require_source_alone, hold)
 
+    @full_precision
     def measure(self, params: TaskParams, d) -> Measurement:
         """What the rules read from MJX data `d` after a control step."""
         idx, g = self.env.index, self.groups

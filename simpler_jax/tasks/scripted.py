@@ -286,7 +286,7 @@ class ScriptedPolicy:
 
     # ----------------------------------------------------------------- frames
     def _tcp(self, state):
-        """Measured TCP (world position (3,), base-frame rotation (3, 3))."""
+        """Measured TCP in the robot base frame: position (3,), rotation (3, 3)."""
         idx = self.env.env.index
         q = state.env.data.qpos[idx.arm_qpos][idx.ik_in_arm]
         p, r, _, _ = kinematics.forward_kinematics(self.env.env.chain, q)

@@ -18,14 +18,12 @@ are remembered (`anchor`, `grasp_offset`), so lifting and placing are relative t
 the actual grasp; while carrying, the offset follows the object in the hand (it may
 slip), so it is placed where it is. An object that moves more than `LOST_DISTANCE`
 in the hand since closing counts as dropped, and the plan starts again from above
-it (the Google move-near carry measures the grasp again when the close ends:
-`REMEASURE_AFTER_CLOSE`). The gripper's approach axis is turned down (for a grasp the Google hand is
+it. The gripper's approach axis is turned down (for a grasp the Google hand is
 tilted by 0.4 rad) and its closing direction across the source's longest (info-JSON bbox)
 axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
-lift, carry, lower, release, retreat; move near sets the source down beside the
-target at the height it stood at, `move_near_place`; over a scene's fixed objects, such as the
+lift, carry, lower, release, retreat; over a scene's fixed objects, such as the
 eggplant task's sink and basket, the lift first raises the object clear of them),
 drawer "close" (push the drawer front back
 with the closed gripper), drawer "open" (SIMPLER's handles have no collision: hook

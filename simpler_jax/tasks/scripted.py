@@ -205,22 +205,6 @@ DROP_GAP = 0.03  # m between the bottom of the apple and the drawer floor when r
 RISE_CLEAR = 0.05  # m above the pre-grasp point when the hand leaves the open drawer
 
 
-def move_near_place(src_com, src_rise, tgt_com, src_half, tgt_half):
-    """(3,) world point to set move near's source down at (its centre of mass).
-
-    Beside the target, on the side the source comes from, their xy half diagonals
-    plus 2 cm apart; at the height the source stood at (its centre of mass now less
-    `src_rise`, how far its origin has risen since settling) plus `PLACE_GAP`, so it is
-    set down, not dropped (placed at its height while carried, the carry kept climbing
-    and a standing bottle was dropped from 3-9 cm). src_com, tgt_com, src_half,
-    tgt_half: (3,) world centres of mass and half extents; src_rise: () m.
-    """
-    away = (src_com - tgt_com).at[2].set(0.0)
-    away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
-    gap = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + 0.02
-    return (tgt_com + gap * away).at[2].set(src_com[2] - src_rise + PLACE_GAP)
-
-
 @flax.struct.dataclass
 class PolicyState:
     phase: jax.Array  # () int32
@@ -351,9 +335,17 @@ class ScriptedPolicy:
         tgt = self.object_com(state, params.target)
         tgt_half = half[jnp.maximum(params.target, 0)]
         if self.env.spec.family == "move_near":
+            # Put the source beside the target, on the source's side, just clear of it.
+            away = (src - tgt).at[2].set(0.0)
+            away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
+            gap = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + 0.02
+            place_com = tgt + gap * away
+            # Set it down at the height it stood at: its centre of mass now, less
+            # how far its origin has risen since settling, plus PLACE_GAP. (At its
+            # height now, the carry climbed and the source was dropped from 3-9 cm.)
             source = jnp.maximum(params.source, 0)
             rise = state.env.data.xpos[self.env.env.index.object_bodies][source, 2] - state.ref.settle_pos[source, 2]
-            place_com = move_near_place(src, rise, tgt, src_half, tgt_half)
+            place_com = place_com.at[2].set(src[2] - rise + PLACE_GAP)
             clearance = NEAR_CARRY_CLEARANCE
         else:
             place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up

@@ -138,7 +138,7 @@ ROBOT_PLANS = {
         "carry": (
             Phase("above", "open", 0.08, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 12, True),
             Phase("close", "close", 0.0, -1.0, 4), Phase("lift", "close", 0.02, 0.006, 6),
-            Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.006, 8),
+            Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.006, 5),
             Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
         ),
     },
@@ -157,14 +157,10 @@ TASK_PLANS = {
 # Over the open drawer a drop is a placement: chasing the apple inside the drawer
 # pushed the drawer shut.
 REGRASP_AFTER_DROP = {"pull_place": ("lift",)}
-# (robot, plan) whose grasp (anchor and held offset) is measured again when the close
-# phase ends: the lift starts from there and a drop counts from there.
-REMEASURE_AFTER_CLOSE = {("google_robot", "carry")}
 ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
 LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
 CARRY_CLEARANCE = 0.01  # m above the place point at the end of the carry
-NEAR_CARRY_CLEARANCE = 0.04  # the same for move near, where the place point is on the table
 # m between the bottom of a carried object and the top of the scene's fixed objects
 # (the sink and its basket), where it has any: it is lifted to there, then carried.
 OBSTACLE_CLEARANCE = 0.015
@@ -252,7 +248,6 @@ class ScriptedPolicy:
         self._in_hand = np.array([p.name in REGRASP_AFTER_DROP.get(self.plan_name, ("lift", "carry", "hold"))
                                   for p in self.plan], bool)
         closed = np.cumsum([p.name == "close" for p in self.plan]) > 0  # from the close phase on
-        self._after_close = np.roll(self._is_close, 1) & ((self.robot, self.plan_name) in REMEASURE_AFTER_CLOSE)
         self._turn = ~closed | TURN_IN_HAND[self.robot]
         if self.plan_name == "pull":  # the hand keeps its pose once the drawer is out
             self._turn &= np.array([p.name != "hold" for p in self.plan])
@@ -340,18 +335,11 @@ class ScriptedPolicy:
             away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
             gap = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + 0.02
             place_com = tgt + gap * away
-            # Set it down at the height it stood at: its centre of mass now, less
-            # how far its origin has risen since settling, plus PLACE_GAP. (At its
-            # height now, the carry climbed and the source was dropped from 3-9 cm.)
-            source = jnp.maximum(params.source, 0)
-            rise = state.env.data.xpos[self.env.env.index.object_bodies][source, 2] - state.ref.settle_pos[source, 2]
-            place_com = place_com.at[2].set(src[2] - rise + PLACE_GAP)
-            clearance = NEAR_CARRY_CLEARANCE
+            place_com = place_com.at[2].set(src[2])
         else:
             place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up
-            clearance = CARRY_CLEARANCE
         place = place_com + ps.grasp_offset
-        high = place + clearance * up
+        high = place + CARRY_CLEARANCE * up
         # Lift LIFT_MIN straight up, then carry in a straight line, still rising, to
         # above the place point (the Bridge grids put targets >= 10 cm from the source,
         # so a 3 cm target is cleared), then lower onto it.
@@ -410,7 +398,7 @@ class ScriptedPolicy:
         steps = jnp.where(done, 0, ps.steps + 1).astype(jnp.int32)
         # Remember the grasp when the close phase begins; while carrying and lowering,
         # follow the object in the hand.
-        closing = done & (jnp.asarray(self._is_close)[phase] | jnp.asarray(self._after_close)[phase])
+        closing = done & jnp.asarray(self._is_close)[phase]
         carrying = jnp.asarray(self._is_carry)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):

@@ -179,9 +179,10 @@ LYING_GRASP_DZ = {"google_robot": -0.025, "widowx": 0.0}
 # end, and it fell out during the carry (0 of 4 traced episodes). 3.2 cm further along,
 # the handle's end is flat-sided (24 mm wide): 10 of 24 on the full grid, most of them
 # dragged rather than carried (benchmarks/RESULTS.md, "Spoon and eggplant"); 22 of 24
-# since the WidowX finger contacts are overdamped (one failure went non-finite). The eggplant tapers from its widest
-# section (3.7 cm, 0-2 cm along its model x axis) to the stem: it is taken there, 7.5 mm
-# past its centre of mass (with the slower lift: 8 of 8 traced episodes, 2026-12-06).
+# since the WidowX finger contacts are overdamped (one failure went non-finite). The
+# eggplant tapers from its widest section (3.7 cm, 0-2 cm along its model x axis) to the
+# stem: it is taken there, 7.5 mm past its centre of mass (with the slower lift: 24 of 24
+# on the full grid, 2026-12-06).
 GRASP_POINT = {"bridge_spoon_generated_modified": (0.032, 0.0, 0.0), "eggplant": (0.0075, 0.0, 0.0)}
 TALL_SOURCE = 0.15  # m: sources taller than this (standing) are grasped near their top
 TOP_GRASP_DEPTH = 0.07  # m: there, the grasp TCP is at most this far below the top

@@ -4,9 +4,9 @@ Runs the episodes in one compiled rollout (`make_rollout(trace=True)`) and, per
 world and control step, prints the plan phase acted in, the measured TCP, the source
 object's centre of mass, the TCP minus the source ("held": constant while the
 object is in the hand), the translation and gripper parts of the action, and
-whether the source is grasped. Each episode opens with its
-success and the steps spent in each phase. Writes JSON with every step, the config,
-versions and seeds. This is how the failures in benchmarks/RESULTS.md were read.
+whether the source is grasped. Each episode opens with its success, the steps spent
+in each phase and its final statistics (each rule's flag). Writes JSON with every
+step, the config, versions and seeds. This is how the failures in benchmarks/RESULTS.md were read.
 
     python benchmarks/trace.py widowx_spoon_on_towel --episodes 0 7 13 22 [--policy scripted]
                                [--seed 0] [--quiet] [--out benchmarks/out/trace.json]
@@ -15,6 +15,7 @@ versions and seeds. This is how the failures in benchmarks/RESULTS.md were read.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
@@ -91,8 +92,9 @@ def main(argv=None) -> int:
     episodes = []
     for w, e in enumerate(a.episodes):
         runs = phase_runs(tr.phase[w], names)
+        final = {f.name: getattr(stats, f.name)[w].item() for f in dataclasses.fields(stats)}
         print(f"episode {e}: success {bool(stats.success[w])}, grasped ever {bool(stats.grasped_ever[w])}, "
-              f"phases {runs}")
+              f"phases {runs}\n  final stats {final}")
         for t in range(tr.phase.shape[1]):
             if a.quiet:
                 break
@@ -101,7 +103,7 @@ def main(argv=None) -> int:
                   f"a {np.round(tr.action[w, t][[0, 1, 2, 6]], 3)} grasped {int(tr.grasped[w, t])}")
         episodes.append({
             "episode_id": e, "success": bool(stats.success[w]), "grasped_ever": bool(stats.grasped_ever[w]),
-            "phase_runs": runs,
+            "phase_runs": runs, "final_stats": final,
             "steps": [{"phase": names[tr.phase[w, t]], "action": tr.action[w, t].tolist(),
                        "tcp": tr.tcp[w, t].tolist(), "source": tr.source[w, t].tolist(),
                        "target": tr.target[w, t].tolist(), "grasped": bool(tr.grasped[w, t]),

@@ -24,7 +24,9 @@ axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat; over a scene's fixed objects, such as the
-eggplant task's sink and basket, the lift first raises the object clear of them),
+eggplant task's sink and basket, the lift first raises the object clear of them;
+move near's flat sponge is pushed instead, with the closed hand behind it,
+`push_waypoints`),
 drawer "close" (push the drawer front back
 with the closed gripper), drawer "open" (SIMPLER's handles have no collision: hook
 the closed fingers over the front's top edge, from in front and above, and pull).
@@ -200,6 +202,15 @@ DRAWER_FLOOR = -0.05  # m: top of a drawer's interior bottom above its joint
 DRAWER_WALL_INNER = -0.0225  # m: back of a drawer's interior front wall, from the opening
 DROP_GAP = 0.03  # m between the bottom of the apple and the drawer floor when released
 RISE_CLEAR = 0.05  # m above the pre-grasp point when the hand leaves the open drawer
+# Move near's flat sources (the 3.6 cm sponge) are pushed, not carried: the closing
+# Google fingers ride 1.3-1.9 cm up on them, the pads stay above the sponge and it
+# slid out of the hand at the lift (benchmarks/RESULTS.md, "Move near: the flat sponge
+# slips out at the lift"). The closed hand goes down behind the source (from its
+# xy bounding circle) and pushes it to the place point.
+FLAT_SOURCE = 0.045  # m: move-near sources thinner than this are pushed
+PUSH_BEHIND = 0.02  # m between the source's xy bounding circle and the TCP before the push
+PUSH_ABOVE_TABLE = 0.012  # m: TCP above the source's bottom while pushing
+PUSH_RISE = 0.10  # m the hand rises after the push
 
 
 @flax.struct.dataclass
@@ -209,6 +220,7 @@ class PolicyState:
     anchor: jax.Array  # (3,) world TCP position when closing started
     grasp_offset: jax.Array  # (3,) TCP minus source COM, remembered while carrying
     closed_offset: jax.Array  # (3,) TCP minus source COM when closing started
+    place_com: jax.Array  # (3,) move near: the source's place point, fixed when closing started
 
 
 def plan_name(spec) -> str:
@@ -223,6 +235,29 @@ def plan_name(spec) -> str:
     if spec.family == "place_in_drawer":
         return "pull_place"
     return "hold"
+
+
+def push_waypoints(src, src_half, place_com, place_committed, anchor, offset):
+    """(8, 3) world waypoints of the "carry" phases for move near's pushed flat source.
+
+    Above and behind the source, down to behind it (where closing starts, `anchor`),
+    then the push: in a straight line at the anchor's height to `place_committed`
+    (the place point fixed when closing started) plus `offset` (the TCP minus the
+    source when closing started), i.e. the source's displacement to the place point;
+    then it rises. The source's near side is closer to the hand than the bounding
+    circle, so it ends short of the place point (farther from the target), by at most
+    `PUSH_BEHIND` plus its half diagonal less its half width. A fixed end, not one
+    that follows the source: a hand that slid past the source, or a source pushed
+    off the line, would otherwise send the hand on into the target. `src` (3,) the
+    source's centre of mass, `src_half` (3,) its half extents, `place_com` (3,) the
+    place point at this step (it sets the push direction before closing)."""
+    up = jnp.array([0.0, 0.0, 1.0])
+    push = (place_com - src).at[2].set(0.0)
+    push = push / jnp.maximum(jnp.linalg.norm(push), 1e-6)
+    behind = src - (jnp.linalg.norm(src_half[:2]) + PUSH_BEHIND) * push
+    behind = behind.at[2].set(src[2] - src_half[2] + PUSH_ABOVE_TABLE)
+    pushed = place_committed + offset
+    return jnp.stack([behind + ABOVE * up, behind, anchor, anchor, pushed, pushed, pushed, pushed + PUSH_RISE * up])
 
 
 class ScriptedPolicy:
@@ -262,7 +297,7 @@ class ScriptedPolicy:
 
     def init(self, params, state) -> PolicyState:
         z = jnp.zeros(3)
-        return PolicyState(jnp.array(0, jnp.int32), jnp.array(0, jnp.int32), z, z, z)
+        return PolicyState(jnp.array(0, jnp.int32), jnp.array(0, jnp.int32), z, z, z, z)
 
     # ----------------------------------------------------------------- frames
     def _tcp(self, state):
@@ -331,12 +366,7 @@ class ScriptedPolicy:
         tgt = self.object_com(state, params.target)
         tgt_half = half[jnp.maximum(params.target, 0)]
         if self.env.spec.family == "move_near":
-            # Put the source beside the target, on the source's side, just clear of it.
-            away = (src - tgt).at[2].set(0.0)
-            away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
-            gap = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + 0.02
-            place_com = tgt + gap * away
-            place_com = place_com.at[2].set(src[2])
+            place_com = self._near_place(params, state)
         else:
             place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up
         place = place_com + ps.grasp_offset
@@ -349,7 +379,31 @@ class ScriptedPolicy:
             over = self._obstacle_top + OBSTACLE_CLEARANCE + src_half[2] + ps.grasp_offset[2]
             lift = lift.at[2].set(jnp.maximum(lift[2], over))
         high = high.at[2].set(jnp.maximum(high[2], lift[2]))
-        return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
+        carried = jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
+        if self.env.spec.family != "move_near":
+            return carried
+        pushed = push_waypoints(src, src_half, place_com, ps.place_com, ps.anchor, ps.closed_offset)
+        return jnp.where(self._flat(state, params), pushed, carried)
+
+    def _near_place(self, params, state):
+        """(3,) move near: where the source's centre of mass goes, beside the target on
+        the source's side, just clear of it (their xy bounding circles 2 cm apart)."""
+        half = jnp.abs(state.ref.bbox_world) / 2
+        src = self.object_com(state, params.source)
+        tgt = self.object_com(state, params.target)
+        away = (src - tgt).at[2].set(0.0)
+        away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
+        gap = (jnp.linalg.norm(half[jnp.maximum(params.source, 0), :2])
+               + jnp.linalg.norm(half[jnp.maximum(params.target, 0), :2]) + 0.02)
+        return (tgt + gap * away).at[2].set(src[2])
+
+    def _flat(self, state, params):
+        """() bool: move near's source is thinner than `FLAT_SOURCE` (pushed, not carried)."""
+        if self.env.spec.family != "move_near" or not len(self.env.env.index.object_bodies):
+            return jnp.array(False)
+        half_z = jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2]) / 2
+        return 2 * half_z < FLAT_SOURCE
+
 
     def _pull_waypoints(self, params):
         """(4, 3) world waypoints of `PULL_PHASES`: level, inside, hooked, pulled."""
@@ -389,6 +443,7 @@ class ScriptedPolicy:
         base_p = params.robot.base_pos
         tcp_base, tcp_rot = self._tcp(state)
         tcp_world = base_p + base_r @ tcp_base
+        flat = self._flat(state, params)
         wps = self._waypoints(params, state, ps, tcp_world)
         phase = ps.phase
         dist = jnp.linalg.norm(wps[phase] - tcp_world)
@@ -407,13 +462,18 @@ class ScriptedPolicy:
             anchor = jnp.where(closing, tcp_world, ps.anchor)
             offset = jnp.where(closing | carrying, held, ps.grasp_offset)
             closed = jnp.where(closing, held, ps.closed_offset)
-            # Dropped (the object left the fingers): start again from above it.
-            lost = jnp.asarray(self._in_hand)[phase] & (jnp.linalg.norm(held - closed) > LOST_DISTANCE)
+            place_com = ps.place_com
+            if self.env.spec.family == "move_near":
+                place_com = jnp.where(closing, self._near_place(params, state), place_com)
+            # Dropped (the object left the fingers): start again from above it. A
+            # pushed source is never in the hand.
+            lost = (jnp.asarray(self._in_hand)[phase] & ~flat
+                    & (jnp.linalg.norm(held - closed) > LOST_DISTANCE))
             phase = jnp.where(lost, self._restart, phase).astype(jnp.int32)
             steps = jnp.where(lost, 0, steps).astype(jnp.int32)
         else:
-            anchor, offset, closed = ps.anchor, ps.grasp_offset, ps.closed_offset
-        ps = PolicyState(phase, steps, anchor, offset, closed)
+            anchor, offset, closed, place_com = ps.anchor, ps.grasp_offset, ps.closed_offset, ps.place_com
+        ps = PolicyState(phase, steps, anchor, offset, closed, place_com)
         wps = self._waypoints(params, state, ps, tcp_world)
         origin_p, origin_r = self._origin(state, tcp_base, tcp_rot)
         target_base = base_r.T @ (wps[phase] - base_p)
@@ -431,7 +491,8 @@ class ScriptedPolicy:
         if len(bodies):
             rot = rot + jnp.where(jnp.asarray(self._align)[phase], 1.0, 0.0) * self._align_yaw(
                 params, state, origin_r, base_r)
-        gripper = jnp.asarray(self._gripper)[phase]
+        # A pushed source: the hand stays closed throughout.
+        gripper = jnp.where(flat, GRIPPER[self.robot]["close"], jnp.asarray(self._gripper)[phase])
         action = jnp.concatenate([delta, rot, gripper[None]]).astype(jnp.float32)
         return action, ps
 

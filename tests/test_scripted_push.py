@@ -1,6 +1,7 @@
-"""Move near's flat source is pushed with the closed hand (`scripted.push_waypoints`).
+"""Move near's flat source is pushed with the closed hand (`scripted.push_waypoints`);
+where move near puts its source (`scripted.move_near_place`).
 
-Pure checks of the push geometry and of which move-near objects are pushed; the
+Pure checks of the push geometry, the place point and which move-near objects are pushed; the
 pushes themselves, on real MJX physics over move near's grid, are in
 benchmarks/RESULTS.md (`benchmarks/tasks.py`; a move-near rollout takes too long
 to compile for CI).
@@ -47,7 +48,14 @@ def test_the_push_starts_behind_the_source_low_and_away_from_the_place_point():
 def test_the_push_ends_with_the_source_at_the_committed_place_point_then_rises():
     wps = _waypoints()
     np.testing.assert_allclose(wps[2:4], [ANCHOR, ANCHOR], atol=1e-6)  # close, lift: stay
-    pushed = COMMITTED + OFFSET  # the anchor moved by the source's planned displacement
+    # The anchor moved by the source's planned displacement (from where it was at
+    # closing, ANCHOR - OFFSET), plus the hand's gap to the source's near side along it.
+    planned = (COMMITTED - (ANCHOR - OFFSET))[:2]
+    planned = np.append(planned / np.linalg.norm(planned), 0.0)
+    gap = np.linalg.norm(HALF[:2]) + scripted.PUSH_BEHIND - np.abs(planned[:2]) @ HALF[:2]
+    assert 0 < gap < np.linalg.norm(HALF[:2]) + scripted.PUSH_BEHIND
+    pushed = COMMITTED + OFFSET + gap * planned
+    pushed[2] = ANCHOR[2]  # along the table at the height the hand closed at
     np.testing.assert_allclose(wps[4:7], [pushed] * 3, atol=1e-6)  # carry, lower, release
     np.testing.assert_allclose(wps[7], pushed + [0, 0, scripted.PUSH_RISE], atol=1e-6)
     # The phases these waypoints stand in for: the Google carry plan.
@@ -70,3 +78,18 @@ def test_only_the_sponge_is_flat_enough_to_push(task):
     # The thinnest object carried is well clear of the threshold.
     thick = min(_world_height(m, spec.info_file) for m in models - flat)
     assert thick > scripted.FLAT_SOURCE + 0.01, thick
+
+
+def test_move_near_place_is_beside_the_target_on_the_source_side_at_its_standing_height():
+    src_half = jnp.array([0.03, 0.03, 0.10])  # the standing bottle
+    tgt_half = jnp.array([0.033, 0.033, 0.06])  # a standing can
+    src = jnp.array([-0.33, 0.04, 1.00])  # carried 4 cm above where it stood
+    tgt = jnp.array([-0.33, 0.34, 0.93])
+    place = np.asarray(scripted.move_near_place(src, jnp.float32(0.04), tgt, src_half, tgt_half,
+                                                jnp.float32(scripted.NEAR_GAP)))
+    chex.assert_shape(place, (3,))
+    radius = np.hypot(0.03, 0.03) + np.hypot(0.033, 0.033) + scripted.NEAR_GAP
+    np.testing.assert_allclose(place[:2], [-0.33, 0.34 - radius], atol=1e-6)  # toward the source
+    np.testing.assert_allclose(place[2], 1.00 - 0.04 + scripted.PLACE_GAP, atol=1e-6)
+    # The rule's margin (half diagonals + 10 cm) holds with either gap.
+    assert scripted.NEAR_GAP < scripted.TALL_TARGET_GAP < 0.10

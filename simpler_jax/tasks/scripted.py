@@ -18,12 +18,14 @@ are remembered (`anchor`, `grasp_offset`), so lifting and placing are relative t
 the actual grasp; while carrying, the offset follows the object in the hand (it may
 slip), so it is placed where it is. An object that moves more than `LOST_DISTANCE`
 in the hand since closing counts as dropped, and the plan starts again from above
-it. The gripper's approach axis is turned down (for a grasp the Google hand is
+it (the Google move-near carry measures the grasp again when the close ends,
+`REMEASURE_AFTER_CLOSE`). The gripper's approach axis is turned down (for a grasp the Google hand is
 tilted by 0.4 rad) and its closing direction across the source's longest (info-JSON bbox)
 axis before the grasp; the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
-lift, carry, lower, release, retreat; over a scene's fixed objects, such as the
+lift, carry, lower, release, retreat; move near sets the source down beside the
+target at the height it stood at, `move_near_place`; over a scene's fixed objects, such as the
 eggplant task's sink and basket, the lift first raises the object clear of them;
 move near's flat sponge is pushed instead, with the closed hand behind it,
 `push_waypoints`),
@@ -140,7 +142,7 @@ ROBOT_PLANS = {
         "carry": (
             Phase("above", "open", 0.08, 0.015, 25, True), Phase("descend", "open", 0.02, 0.006, 12, True),
             Phase("close", "close", 0.0, -1.0, 4), Phase("lift", "close", 0.02, 0.006, 6),
-            Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.006, 5),
+            Phase("carry", "close", 0.04, 0.01, 25), Phase("lower", "close", 0.02, 0.006, 8),
             Phase("release", "open", 0.0, -1.0, 2), Phase("retreat", "open", 0.02, -1.0, 1000),
         ),
     },
@@ -159,10 +161,16 @@ TASK_PLANS = {
 # Over the open drawer a drop is a placement: chasing the apple inside the drawer
 # pushed the drawer shut.
 REGRASP_AFTER_DROP = {"pull_place": ("lift",)}
+# (robot, plan) whose grasp (anchor and offsets) is measured again when the close
+# phase ends: the Google fingers closing on move near's standing bottle push the hand
+# up 3 cm, which counted as a drop at the first lift step, and the restart opened the
+# hand and let the bottle fall (benchmarks/RESULTS.md, "how the standing bottle is lost").
+REMEASURE_AFTER_CLOSE = {("google_robot", "carry")}
 ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
 LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
 CARRY_CLEARANCE = 0.01  # m above the place point at the end of the carry
+NEAR_CARRY_CLEARANCE = 0.04  # the same for move near, whose place point is on the table
 # m between the bottom of a carried object and the top of the scene's fixed objects
 # (the sink and its basket), where it has any: it is lifted to there, then carried.
 OBSTACLE_CLEARANCE = 0.015
@@ -211,6 +219,25 @@ FLAT_SOURCE = 0.045  # m: move-near sources thinner than this are pushed
 PUSH_BEHIND = 0.02  # m between the source's xy bounding circle and the TCP before the push
 PUSH_ABOVE_TABLE = 0.012  # m: TCP above the source's bottom while pushing
 PUSH_RISE = 0.10  # m the hand rises after the push
+# Move near's place point: the source's and target's xy bounding circles this far apart
+# (the rule allows their half diagonals plus 10 cm). Beside a target taller than
+# `TALL_SOURCE` (the 20 cm bottle, the 17 cm Red Bull can) the hand lowering the
+# source keeps further off: at 2 cm it knocked the bottle over.
+NEAR_GAP = 0.02
+TALL_TARGET_GAP = 0.05
+
+
+def move_near_place(src, src_rise, tgt, src_half, tgt_half, gap):
+    """(3,) where move near puts the source's centre of mass: beside the target on the
+    side the source comes from, their xy half diagonals plus `gap` apart, at the height
+    it stood at (its centre of mass now less `src_rise`, how far its origin has risen
+    since settling) plus `PLACE_GAP`, so a carried source is set down, not dropped.
+    src, tgt: (3,) world centres of mass; src_half, tgt_half: (3,) half extents;
+    src_rise, gap: () m."""
+    away = (src - tgt).at[2].set(0.0)
+    away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
+    radius = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + gap
+    return (tgt + radius * away).at[2].set(src[2] - src_rise + PLACE_GAP)
 
 
 @flax.struct.dataclass
@@ -237,26 +264,33 @@ def plan_name(spec) -> str:
     return "hold"
 
 
+def _unit_xy(v):
+    v = v.at[2].set(0.0)
+    return v / jnp.maximum(jnp.linalg.norm(v), 1e-6)
+
+
 def push_waypoints(src, src_half, place_com, place_committed, anchor, offset):
     """(8, 3) world waypoints of the "carry" phases for move near's pushed flat source.
 
     Above and behind the source, down to behind it (where closing starts, `anchor`),
     then the push: in a straight line at the anchor's height to `place_committed`
     (the place point fixed when closing started) plus `offset` (the TCP minus the
-    source when closing started), i.e. the source's displacement to the place point;
-    then it rises. The source's near side is closer to the hand than the bounding
-    circle, so it ends short of the place point (farther from the target), by at most
-    `PUSH_BEHIND` plus its half diagonal less its half width. A fixed end, not one
-    that follows the source: a hand that slid past the source, or a source pushed
-    off the line, would otherwise send the hand on into the target. `src` (3,) the
-    source's centre of mass, `src_half` (3,) its half extents, `place_com` (3,) the
-    place point at this step (it sets the push direction before closing)."""
+    source when closing started), i.e. the source's displacement to the place point,
+    plus the gap the hand crosses before it touches the source (its xy bounding
+    circle plus `PUSH_BEHIND`, less the source's half extent along the push), so the
+    source's near side ends where it would with the hand against it; then it rises.
+    A fixed end, not one that follows the source: a hand that slid past the source,
+    or a source pushed off the line, would otherwise send the hand on into the
+    target. `src` (3,) the source's centre of mass, `src_half` (3,) its half extents
+    (world axes), `place_com` (3,) the place point at this step (it sets the push
+    direction before closing)."""
     up = jnp.array([0.0, 0.0, 1.0])
-    push = (place_com - src).at[2].set(0.0)
-    push = push / jnp.maximum(jnp.linalg.norm(push), 1e-6)
+    push = _unit_xy(place_com - src)
     behind = src - (jnp.linalg.norm(src_half[:2]) + PUSH_BEHIND) * push
     behind = behind.at[2].set(src[2] - src_half[2] + PUSH_ABOVE_TABLE)
-    pushed = place_committed + offset
+    planned = _unit_xy(place_committed - (anchor - offset))  # from where the source was at closing
+    gap = jnp.linalg.norm(src_half[:2]) + PUSH_BEHIND - jnp.abs(planned[:2]) @ src_half[:2]
+    pushed = (place_committed + offset + gap * planned).at[2].set(anchor[2])
     return jnp.stack([behind + ABOVE * up, behind, anchor, anchor, pushed, pushed, pushed, pushed + PUSH_RISE * up])
 
 
@@ -284,6 +318,7 @@ class ScriptedPolicy:
         self._in_hand = np.array([p.name in REGRASP_AFTER_DROP.get(self.plan_name, ("lift", "carry", "hold"))
                                   for p in self.plan], bool)
         closed = np.cumsum([p.name == "close" for p in self.plan]) > 0  # from the close phase on
+        self._after_close = np.roll(self._is_close, 1) & ((self.robot, self.plan_name) in REMEASURE_AFTER_CLOSE)
         self._turn = ~closed | TURN_IN_HAND[self.robot]
         if self.plan_name == "pull":  # the hand keeps its pose once the drawer is out
             self._turn &= np.array([p.name != "hold" for p in self.plan])
@@ -365,12 +400,13 @@ class ScriptedPolicy:
             return self._pull_place_waypoints(params, state, ps, src, src_half, grasp, lift)
         tgt = self.object_com(state, params.target)
         tgt_half = half[jnp.maximum(params.target, 0)]
-        if self.env.spec.family == "move_near":
+        near = self.env.spec.family == "move_near"
+        if near:
             place_com = self._near_place(params, state)
         else:
             place_com = tgt + (tgt_half[2] + src_half[2] + PLACE_GAP) * up
         place = place_com + ps.grasp_offset
-        high = place + CARRY_CLEARANCE * up
+        high = place + (NEAR_CARRY_CLEARANCE if near else CARRY_CLEARANCE) * up
         # Lift LIFT_MIN straight up, then carry in a straight line, still rising, to
         # above the place point (the Bridge grids put targets >= 10 cm from the source,
         # so a 3 cm target is cleared), then lower onto it.
@@ -380,30 +416,27 @@ class ScriptedPolicy:
             lift = lift.at[2].set(jnp.maximum(lift[2], over))
         high = high.at[2].set(jnp.maximum(high[2], lift[2]))
         carried = jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
-        if self.env.spec.family != "move_near":
+        if not near:
             return carried
         pushed = push_waypoints(src, src_half, place_com, ps.place_com, ps.anchor, ps.closed_offset)
-        return jnp.where(self._flat(state, params), pushed, carried)
+        return jnp.where(self._flat(params, state), pushed, carried)
 
     def _near_place(self, params, state):
-        """(3,) move near: where the source's centre of mass goes, beside the target on
-        the source's side, just clear of it (their xy bounding circles 2 cm apart)."""
-        half = jnp.abs(state.ref.bbox_world) / 2
-        src = self.object_com(state, params.source)
-        tgt = self.object_com(state, params.target)
-        away = (src - tgt).at[2].set(0.0)
-        away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
-        gap = (jnp.linalg.norm(half[jnp.maximum(params.source, 0), :2])
-               + jnp.linalg.norm(half[jnp.maximum(params.target, 0), :2]) + 0.02)
-        return (tgt + gap * away).at[2].set(src[2])
+        """(3,) move near: where the source's centre of mass goes (`move_near_place`),
+        `TALL_TARGET_GAP` from a tall target unless the source is pushed, else `NEAR_GAP`."""
+        half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
+        source, target = jnp.maximum(params.source, 0), jnp.maximum(params.target, 0)
+        rise = state.env.data.xpos[self.env.env.index.object_bodies][source, 2] - state.ref.settle_pos[source, 2]
+        tall = (2 * half[target, 2] > TALL_SOURCE) & ~self._flat(params, state)
+        return move_near_place(self.object_com(state, source), rise, self.object_com(state, target),
+                               half[source], half[target], jnp.where(tall, TALL_TARGET_GAP, NEAR_GAP))
 
-    def _flat(self, state, params):
+    def _flat(self, params, state):
         """() bool: move near's source is thinner than `FLAT_SOURCE` (pushed, not carried)."""
         if self.env.spec.family != "move_near" or not len(self.env.env.index.object_bodies):
             return jnp.array(False)
         half_z = jnp.abs(state.ref.bbox_world[jnp.maximum(params.source, 0), 2]) / 2
         return 2 * half_z < FLAT_SOURCE
-
 
     def _pull_waypoints(self, params):
         """(4, 3) world waypoints of `PULL_PHASES`: level, inside, hooked, pulled."""
@@ -443,7 +476,7 @@ class ScriptedPolicy:
         base_p = params.robot.base_pos
         tcp_base, tcp_rot = self._tcp(state)
         tcp_world = base_p + base_r @ tcp_base
-        flat = self._flat(state, params)
+        flat = self._flat(params, state)
         wps = self._waypoints(params, state, ps, tcp_world)
         phase = ps.phase
         dist = jnp.linalg.norm(wps[phase] - tcp_world)
@@ -452,9 +485,9 @@ class ScriptedPolicy:
         last = len(self.plan) - 1
         phase = jnp.where(done, jnp.minimum(phase + 1, last), phase).astype(jnp.int32)
         steps = jnp.where(done, 0, ps.steps + 1).astype(jnp.int32)
-        # Remember the grasp when the close phase begins; while carrying and lowering,
-        # follow the object in the hand.
-        closing = done & jnp.asarray(self._is_close)[phase]
+        # Remember the grasp when the close phase begins (and, for `REMEASURE_AFTER_CLOSE`,
+        # again when it ends); while carrying and lowering, follow the object in the hand.
+        closing = done & (jnp.asarray(self._is_close)[phase] | jnp.asarray(self._after_close)[phase])
         carrying = jnp.asarray(self._is_carry)[phase]
         bodies = self.env.env.index.object_bodies
         if len(bodies):

@@ -227,6 +227,12 @@ NEAR_GAP = 0.02
 TALL_TARGET_GAP = 0.05
 
 
+def _unit_xy(v):
+    """(3,) `v` flattened onto the xy plane, unit length (zero stays zero)."""
+    v = v.at[2].set(0.0)
+    return v / jnp.maximum(jnp.linalg.norm(v), 1e-6)
+
+
 def move_near_place(src, src_rise, tgt, src_half, tgt_half, gap):
     """(3,) where move near puts the source's centre of mass: beside the target on the
     side the source comes from, their xy half diagonals plus `gap` apart, at the height
@@ -234,8 +240,7 @@ def move_near_place(src, src_rise, tgt, src_half, tgt_half, gap):
     since settling) plus `PLACE_GAP`, so a carried source is set down, not dropped.
     src, tgt: (3,) world centres of mass; src_half, tgt_half: (3,) half extents;
     src_rise, gap: () m."""
-    away = (src - tgt).at[2].set(0.0)
-    away = away / jnp.maximum(jnp.linalg.norm(away), 1e-6)
+    away = _unit_xy(src - tgt)
     radius = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + gap
     return (tgt + radius * away).at[2].set(src[2] - src_rise + PLACE_GAP)
 
@@ -262,11 +267,6 @@ def plan_name(spec) -> str:
     if spec.family == "place_in_drawer":
         return "pull_place"
     return "hold"
-
-
-def _unit_xy(v):
-    v = v.at[2].set(0.0)
-    return v / jnp.maximum(jnp.linalg.norm(v), 1e-6)
 
 
 def push_waypoints(src, src_half, place_com, place_committed, anchor, offset):

@@ -21,7 +21,8 @@ in the hand since closing counts as dropped, and the plan starts again from abov
 it (the Google move-near carry measures the grasp again when the close ends,
 `REMEASURE_AFTER_CLOSE`). The gripper's approach axis is turned down (for a grasp the Google hand is
 tilted by 0.4 rad) and its closing direction across the source's longest (info-JSON bbox)
-axis before the grasp; the Google hand then holds its orientation.
+axis before the grasp (the Google move-near hand closes across its tilt on standing cans
+and bottles, `SQUARE_STANDING`); the Google hand then holds its orientation.
 
 Families: grasp (reach, close, lift, hold), put_on and move_near (reach, close,
 lift, carry, lower, release, retreat; move near sets the source down beside the
@@ -166,6 +167,14 @@ REGRASP_AFTER_DROP = {"pull_place": ("lift",)}
 # up 3 cm, which counted as a drop at the first lift step, and the restart opened the
 # hand and let the bottle fall (benchmarks/RESULTS.md, "how the standing bottle is lost").
 REMEASURE_AFTER_CLOSE = {("google_robot", "carry")}
+# (robot, plan) whose hand turns, before grasping a standing elongated source (a can,
+# the bottle: longest bbox axis >= `ELONGATED` x shortest), to close across its tilt
+# direction, so the tilt turns the fingers about their closing axis and their pads
+# stay vertical. Tilted across the pads, the closing fingers squared move near's
+# standing cans and bottle to the hand's 23 deg and they fell over when let go
+# (benchmarks/RESULTS.md, "Move near: the cans tilted in the hand").
+SQUARE_STANDING = {("google_robot", "carry")}
+ELONGATED = 1.5
 ABOVE = 0.05  # pre-grasp height of the TCP above the grasp point (m)
 LIFT = 0.06  # m (pick)
 LIFT_MIN = 0.025  # m: carry plans lift the object straight up this much first
@@ -243,6 +252,15 @@ def move_near_place(src, src_rise, tgt, src_half, tgt_half, gap):
     away = _unit_xy(src - tgt)
     radius = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + gap
     return (tgt + radius * away).at[2].set(src[2] - src_rise + PLACE_GAP)
+
+
+def yaw_to_close_across(closing, toward):
+    """() rad about base z, in [-pi/2, pi/2), turning the closing axis `closing` (3,)
+    (sign-free) across the horizontal direction `toward` (2,), any length: a hand then
+    tilted toward `toward` turns about its closing axis."""
+    want = jnp.arctan2(toward[1], toward[0]) + jnp.pi / 2
+    have = jnp.arctan2(closing[1], closing[0])
+    return jnp.mod(want - have + jnp.pi / 2, jnp.pi) - jnp.pi / 2
 
 
 @flax.struct.dataclass
@@ -327,6 +345,7 @@ class ScriptedPolicy:
         self._fixed_tilt = np.array([p.tilt is not None for p in self.plan], bool)
         self._tilt = np.array([APPROACH_TILT[self.robot] if p.tilt is None else p.tilt for p in self.plan],
                               np.float32)
+        self._square_standing = (self.robot, self.plan_name) in SQUARE_STANDING
         # A dropped object sends the plan back to its first "above" phase.
         self._restart = next((i for i, p in enumerate(self.plan) if p.name == "above"), 0)
 
@@ -575,11 +594,16 @@ class ScriptedPolicy:
         return jnp.linalg.norm(self._long_axis(params, state)[:2]) > 0.3
 
     def _align_yaw(self, params, state, rot, base_r):
-        """Rotation about base z putting the closing axis across the source's long axis."""
+        """Rotation about base z putting the closing axis across the direction the hand
+        tilts toward (`_approach`): across a lying source's long axis; across base +x
+        for a standing elongated source under `SQUARE_STANDING`. Other sources standing
+        on end get no yaw."""
         long_axis = base_r.T @ self._long_axis(params, state)
-        closing = rot[:, CLOSING_AXIS]
-        want = jnp.arctan2(long_axis[1], long_axis[0]) + jnp.pi / 2
-        have = jnp.arctan2(closing[1], closing[0])
-        err = jnp.mod(want - have + jnp.pi / 2, jnp.pi) - jnp.pi / 2  # closing axis is sign-free
-        flat = self._lying(params, state)  # no yaw for objects standing on end
-        return jnp.array([0.0, 0.0, 1.0]) * jnp.clip(err, -ROT_STEP[self.robot], ROT_STEP[self.robot]) * flat
+        lying = self._lying(params, state)
+        toward = jnp.where(lying, long_axis[:2], jnp.array([1.0, 0.0]))
+        err = yaw_to_close_across(rot[:, CLOSING_AXIS], toward)
+        turn = lying
+        if self._square_standing:
+            size = params.bbox_size[jnp.maximum(params.source, 0)]
+            turn = turn | (jnp.max(size) >= ELONGATED * jnp.min(size))
+        return jnp.array([0.0, 0.0, 1.0]) * jnp.clip(err, -ROT_STEP[self.robot], ROT_STEP[self.robot]) * turn

@@ -60,6 +60,9 @@ class SceneSpec:
     object_surface: str = "box"
     cabinet: str | None = None  # mk_station* name: SIMPLER's drawer cabinet
     collision: str = "simplified"
+    # How single-piece objects over the hull budget are capped in "simplified" mode
+    # (`simpler_jax.objects.build.SINGLE_PIECE_HULLS`; "support" for move near's cans).
+    single_piece_hull: str = "qhull"
     visuals: bool = False
     # Other looks of the objects and the table, selectable per world (with visuals;
     # `simpler_jax.scenes.appearance.APPEARANCES`).
@@ -281,7 +284,7 @@ def build_mjspec(s: SceneSpec, assets: pathlib.Path) -> tuple[mujoco.MjSpec, tup
     object_geoms, static_geoms = [], []  # static: surfaces objects and the hand touch
     for obj, fixed in [(o, False) for o in s.objects] + [(o, True) for o in s.static_objects]:
         names = add_object(spec, obj, assets, collision=s.collision, fixed=fixed, visuals=s.visuals,
-                           appearances=s.appearances)
+                           appearances=s.appearances, single_piece_hull=s.single_piece_hull)
         for n in names:  # objects collide through explicit pairs only
             spec.geom(n).contype, spec.geom(n).conaffinity = 0, 0
         if fixed:

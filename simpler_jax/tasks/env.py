@@ -138,7 +138,8 @@ class TaskEnv:
             self.spec.robot, first.robot_xy, first.robot_yaw, base_z=self.spec.base_z,
             camera=self.spec.camera, objects=objects, static_objects=static, table=not drawers,
             cabinet=station if drawers else None, collision=collision, visuals=observation is not None,
-            object_surface=self.spec.object_surface, appearances=self.appearances,
+            object_surface=self.spec.object_surface, single_piece_hull=self.spec.single_piece_hull,
+            appearances=self.appearances,
         )
         self.scene = build_scene(scene_spec, self.assets)
         self.max_steps = int(max_steps or self.spec.max_steps)

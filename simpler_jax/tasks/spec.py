@@ -41,6 +41,7 @@ class TaskSpec:
     forced_subtask_advance_step: int | None = None
     lighting: str = "default"  # a `simpler_jax.render.lighting.LIGHTING_MODES` name
     object_surface: str = "box"  # what objects rest on (`simpler_jax.scenes.scene.SceneSpec`)
+    single_piece_hull: str = "qhull"  # `simpler_jax.objects.build.SINGLE_PIECE_HULLS`
     # Observations show the main light's shadows by default: the drawer and apple
     # tasks, which SIMPLER renders with its ray tracer (`--enable-raytracing`, §3.1, §6.2).
     shadows: bool = False
@@ -74,7 +75,7 @@ def _specs() -> dict[str, TaskSpec]:
                          "info_pick_custom_v0.json", E.pick_object))
     specs.append(_google("google_robot_move_near", "MoveNearGoogleBakedTexInScene-v1", "move_near", 80,
                          "info_pick_custom_baked_tex_v1.json", lambda n: E.move_near(n, "v1"),
-                         object_surface="plane"))
+                         object_surface="plane", single_piece_hull="support"))
     specs.append(_google("google_robot_move_near_v0", "MoveNearGoogleBakedTexInScene-v0", "move_near", 80,
                          "info_pick_custom_baked_tex_v0.json", lambda n: E.move_near(n, "v0"),
                          object_surface="plane"))

@@ -278,3 +278,57 @@ def test_task_objects_pair_with_their_table_surface(task, surface):
                 if (m.geom(int(a)).name in object_geoms) != (m.geom(int(b)).name in object_geoms)}
     assert {"table", "table_surface"} & partners == {surface}
     assert object_geoms and len(env.episodes) == 24
+
+
+def _hull_in_body_frame(m, d, g):
+    """(K, 3) the hull vertices of mesh geom `g` in its body's frame (body 1 at the origin, unrotated)."""
+    mid = m.geom_dataid[g]
+    adr = m.mesh_graphadr[mid]
+    num = m.mesh_graph[adr]
+    ids = m.mesh_graph[adr + 2 + num : adr + 2 + 2 * num]
+    local = m.mesh_vert[m.mesh_vertadr[mid] + ids]
+    return d.geom_xpos[g] + local @ d.geom_xmat[g].reshape(3, 3).T - d.xpos[m.geom_bodyid[g]]
+
+
+@pytest.mark.parametrize("model_id", ["baked_opened_coke_can_v2", "baked_opened_7up_can_v2"])
+def test_a_single_piece_over_the_budget_gets_the_support_hull_only_when_asked(model_id):
+    """Move near's opened coke and 7up cans are one convex piece of 75 and 1058
+    vertices. By default they keep qhull's own 24-vertex cap (the tasks whose grids were
+    measured with it); with `single_piece_hull="support"` (move near) they get the
+    support-point hull, flat around every model axis, as merged objects do."""
+    from simpler_jax.assets.meshes import support_vertices
+
+    path = asset_root() / OBJECT_MODELS_DIR / model_id / "collision.obj"
+    (piece,) = convex_pieces(path)
+    assert len(piece.vertices) > 24
+    hulls = {}
+    for mode in ("qhull", "support"):
+        spec = mujoco.MjSpec()
+        (name,) = add_object(spec, ObjectSpec(model_id, 800.0, (0.0, 0.0, 0.0)), asset_root(), single_piece_hull=mode)
+        m = spec.compile()
+        d = mujoco.MjData(m)
+        mujoco.mj_forward(m, d)
+        hulls[mode] = _hull_in_body_frame(m, d, m.geom(name).id)
+    assert len(hulls["qhull"]) == 24 and len(hulls["support"]) <= 24
+    wanted = support_vertices(piece.vertices)
+    # The support hull is made of the support points (up to float32 rounding) ...
+    gaps = np.linalg.norm(hulls["support"][:, None] - wanted[None], axis=-1).min(axis=1)
+    np.testing.assert_array_less(gaps, 1e-5)
+    # ... and has a flat face (4 rim points) on each extreme plane around the model
+    # axes; qhull's cap keeps extreme points instead, and the fingers, closing across
+    # the can's side, met an edge or a vertex there.
+    def on_extreme_planes(hull):
+        return [int(np.sum(np.abs(hull[:, a] - e) < 1e-5)) for a in range(3) for e in (hull[:, a].min(), hull[:, a].max())]
+
+    assert min(on_extreme_planes(hulls["support"])) >= 4, on_extreme_planes(hulls["support"])
+    assert min(on_extreme_planes(hulls["qhull"])) < 3, on_extreme_planes(hulls["qhull"])
+
+
+def test_the_single_piece_hull_mode_is_checked_and_set_for_move_near_only():
+    from simpler_jax.tasks.spec import TASK_SPECS
+
+    with pytest.raises(ValueError, match="single_piece_hull 'convex'.*allowed.*'qhull'.*'support'"):
+        add_object(mujoco.MjSpec(), ObjectSpec("baked_opened_coke_can_v2", 800.0, (0.0, 0.0, 0.0)), asset_root(),
+                   single_piece_hull="convex")
+    support = {name for name, spec in TASK_SPECS.items() if spec.single_piece_hull == "support"}
+    assert support == {"google_robot_move_near"}

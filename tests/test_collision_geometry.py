@@ -14,6 +14,16 @@ from simpler_jax.scenes.scene import SceneSpec, build_scene
 from simpler_jax.validation import grasp_lift as gl
 
 
+def _hull_vertices(m, g):
+    """(K, 3) the hull vertices of mesh geom `g` in its mesh's frame."""
+    # mesh_graph: numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], ...
+    mid = m.geom_dataid[g]
+    adr = m.mesh_graphadr[mid]
+    num = m.mesh_graph[adr]
+    ids = m.mesh_graph[adr + 2 + num : adr + 2 + 2 * num]
+    return m.mesh_vert[m.mesh_vertadr[mid] + ids]
+
+
 @pytest.mark.parametrize("robot", ["google_robot", "widowx"])
 def test_simplified_hulls_are_small_and_cover_the_original(robot):
     """Every simplified robot hull stays within its vertex budget, keeps >= 85 % of the
@@ -22,14 +32,6 @@ def test_simplified_hulls_are_small_and_cover_the_original(robot):
     scene = build_scene(gl.scene_spec(case, "simplified"))
     simple, cfg = scene.mj_model, scene.robot
     orig = build_scene(gl.scene_spec(case, "original")).mj_model
-
-    def hull_vertices(m, g):
-        # mesh_graph: numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], ...
-        mid = m.geom_dataid[g]
-        adr = m.mesh_graphadr[mid]
-        num = m.mesh_graph[adr]
-        ids = m.mesh_graph[adr + 2 + num : adr + 2 + 2 * num]
-        return m.mesh_vert[m.mesh_vertadr[mid] + ids]
 
     checked = 0
     for g in range(simple.ngeom):
@@ -42,7 +44,7 @@ def test_simplified_hulls_are_small_and_cover_the_original(robot):
             assert simple.body_weldid[simple.geom_bodyid[g]] == 0, name
             continue
         go = orig.geom(name).id
-        vs, vo = hull_vertices(simple, g), hull_vertices(orig, go)
+        vs, vo = _hull_vertices(simple, g), _hull_vertices(orig, go)
         link = name.split("/")[0]
         budget = cfg.finger_hull_budget if link in cfg.hand_links else cfg.hull_budget
         assert len(vs) <= budget, (name, len(vs))
@@ -282,12 +284,7 @@ def test_task_objects_pair_with_their_table_surface(task, surface):
 
 def _hull_in_body_frame(m, d, g):
     """(K, 3) the hull vertices of mesh geom `g` in its body's frame (body 1 at the origin, unrotated)."""
-    mid = m.geom_dataid[g]
-    adr = m.mesh_graphadr[mid]
-    num = m.mesh_graph[adr]
-    ids = m.mesh_graph[adr + 2 + num : adr + 2 + 2 * num]
-    local = m.mesh_vert[m.mesh_vertadr[mid] + ids]
-    return d.geom_xpos[g] + local @ d.geom_xmat[g].reshape(3, 3).T - d.xpos[m.geom_bodyid[g]]
+    return d.geom_xpos[g] + _hull_vertices(m, g) @ d.geom_xmat[g].reshape(3, 3).T - d.xpos[m.geom_bodyid[g]]
 
 
 @pytest.mark.parametrize("model_id", ["baked_opened_coke_can_v2", "baked_opened_7up_can_v2"])

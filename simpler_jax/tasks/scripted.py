@@ -234,6 +234,14 @@ PUSH_RISE = 0.10  # m the hand rises after the push
 # source keeps further off: at 2 cm it knocked the bottle over.
 NEAR_GAP = 0.02
 TALL_TARGET_GAP = 0.05
+# (robot, plan) whose hand, on its way to the pre-grasp point, keeps its height over
+# the bystanders near its path until it is near (`clear_of_bystanders`): coming down
+# diagonally from its start, the Google hand swept move near's standing 17 cm Red Bull
+# can over on its way to the orange.
+CLEAR_BYSTANDERS = {("google_robot", "carry")}
+APPROACH_RADIUS = 0.08  # m (xy) from the pre-grasp point: the hand goes down to it
+BYSTANDER_CLEARANCE = 0.02  # m of TCP over a bystander's top
+HAND_HALF_WIDTH = 0.08  # m (xy) around the TCP the open hand and wrist take
 
 
 def _unit_xy(v):
@@ -252,6 +260,25 @@ def move_near_place(src, src_rise, tgt, src_half, tgt_half, gap):
     away = _unit_xy(src - tgt)
     radius = jnp.linalg.norm(src_half[:2]) + jnp.linalg.norm(tgt_half[:2]) + gap
     return (tgt + radius * away).at[2].set(src[2] - src_rise + PLACE_GAP)
+
+
+def clear_of_bystanders(tcp, pre_grasp, com, top, radius, bystander):
+    """(3,) the pre-grasp waypoint while the TCP is more than `APPROACH_RADIUS` (xy)
+    from it: no lower than `BYSTANDER_CLEARANCE` over the top of any bystander whose xy
+    bounding circle comes within `HAND_HALF_WIDTH` of the straight xy path from the TCP
+    to it, but no higher than the TCP is now (the hand holds its height; it does not
+    climb). Within the radius, the waypoint itself.
+    tcp, pre_grasp: (3,) world; com: (O, 3) objects' centres of mass; top: (O,) their
+    top heights; radius: (O,) their xy half diagonals; bystander: (O,) bool."""
+    start, end = tcp[:2], pre_grasp[:2]
+    path = end - start
+    along = jnp.clip((com[:, :2] - start) @ path / jnp.maximum(path @ path, 1e-9), 0.0, 1.0)
+    off_path = jnp.linalg.norm(com[:, :2] - (start + along[:, None] * path), axis=1)
+    in_the_way = bystander & (off_path < radius + HAND_HALF_WIDTH)
+    need = jnp.max(jnp.where(in_the_way, top + BYSTANDER_CLEARANCE, -jnp.inf))
+    held = jnp.maximum(pre_grasp[2], jnp.minimum(need, tcp[2]))
+    far = jnp.linalg.norm(path) > APPROACH_RADIUS
+    return pre_grasp.at[2].set(jnp.where(far, held, pre_grasp[2]))
 
 
 def yaw_to_close_across(closing, toward):
@@ -346,6 +373,7 @@ class ScriptedPolicy:
         self._tilt = np.array([APPROACH_TILT[self.robot] if p.tilt is None else p.tilt for p in self.plan],
                               np.float32)
         self._square_standing = (self.robot, self.plan_name) in SQUARE_STANDING
+        self._clear_bystanders = (self.robot, self.plan_name) in CLEAR_BYSTANDERS
         # A dropped object sends the plan back to its first "above" phase.
         self._restart = next((i for i, p in enumerate(self.plan) if p.name == "above"), 0)
 
@@ -412,6 +440,13 @@ class ScriptedPolicy:
         # the open fingers cannot come down over them to their middle.
         near_top = jnp.maximum(grasp[2], src[2] + src_half[2] - TOP_GRASP_DEPTH)
         grasp = grasp.at[2].set(jnp.where(2 * src_half[2] > TALL_SOURCE, near_top, grasp[2]))
+        pre_grasp = grasp + ABOVE * up
+        if self._clear_bystanders:
+            bodies = self.env.env.index.object_bodies
+            com = state.env.data.xipos[bodies]  # (O, 3)
+            others = jnp.arange(len(bodies)) != jnp.maximum(params.source, 0)
+            pre_grasp = clear_of_bystanders(tcp_world, pre_grasp, com, com[:, 2] + half[:, 2],
+                                            jnp.linalg.norm(half[:, :2], axis=1), others)
         lift = ps.anchor + LIFT * up
         if name == "pick":
             return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
@@ -434,7 +469,7 @@ class ScriptedPolicy:
             over = self._obstacle_top + OBSTACLE_CLEARANCE + src_half[2] + ps.grasp_offset[2]
             lift = lift.at[2].set(jnp.maximum(lift[2], over))
         high = high.at[2].set(jnp.maximum(high[2], lift[2]))
-        carried = jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, high, place, place, high])
+        carried = jnp.stack([pre_grasp, grasp, ps.anchor, lift, high, place, place, high])
         if not near:
             return carried
         pushed = push_waypoints(src, src_half, place_com, ps.place_com, ps.anchor, ps.closed_offset)

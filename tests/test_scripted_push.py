@@ -92,4 +92,4 @@ def test_move_near_place_is_beside_the_target_on_the_source_side_at_its_standing
     np.testing.assert_allclose(place[:2], [-0.33, 0.34 - radius], atol=1e-6)  # toward the source
     np.testing.assert_allclose(place[2], 1.00 - 0.04 + scripted.PLACE_GAP, atol=1e-6)
     # The rule's margin (half diagonals + 10 cm) holds with either gap.
-    assert scripted.NEAR_GAP < scripted.TALL_TARGET_GAP < 0.10
+    assert scripted.PUSH_GAP < scripted.NEAR_GAP < 0.10

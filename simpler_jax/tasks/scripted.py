@@ -229,11 +229,13 @@ PUSH_BEHIND = 0.02  # m between the source's xy bounding circle and the TCP befo
 PUSH_ABOVE_TABLE = 0.012  # m: TCP above the source's bottom while pushing
 PUSH_RISE = 0.10  # m the hand rises after the push
 # Move near's place point: the source's and target's xy bounding circles this far apart
-# (the rule allows their half diagonals plus 10 cm). Beside a target taller than
-# `TALL_SOURCE` (the 20 cm bottle, the 17 cm Red Bull can) the hand lowering the
-# source keeps further off: at 2 cm it knocked the bottle over.
-NEAR_GAP = 0.02
-TALL_TARGET_GAP = 0.05
+# (the rule allows their half diagonals plus 10 cm). A carried source is set down
+# `NEAR_GAP` off: at 2 cm the hand lowering it knocked the 20 cm bottle over, and the
+# Google fingers, opening fully at the release, swing 17-20 mm past where they closed
+# (toward a target along the closing axis) and pushed standing cans over. A pushed
+# source (the hand stays behind it) goes `PUSH_GAP` off.
+NEAR_GAP = 0.05
+PUSH_GAP = 0.02
 # (robot, plan) whose hand, on its way to the pre-grasp point, keeps its height over
 # the bystanders near its path until it is near (`clear_of_bystanders`): coming down
 # diagonally from its start, the Google hand swept move near's standing 17 cm Red Bull
@@ -477,13 +479,12 @@ class ScriptedPolicy:
 
     def _near_place(self, params, state):
         """(3,) move near: where the source's centre of mass goes (`move_near_place`),
-        `TALL_TARGET_GAP` from a tall target unless the source is pushed, else `NEAR_GAP`."""
+        `PUSH_GAP` from the target if the source is pushed, else `NEAR_GAP`."""
         half = jnp.abs(state.ref.bbox_world) / 2  # (O, 3)
         source, target = jnp.maximum(params.source, 0), jnp.maximum(params.target, 0)
         rise = state.env.data.xpos[self.env.env.index.object_bodies][source, 2] - state.ref.settle_pos[source, 2]
-        tall = (2 * half[target, 2] > TALL_SOURCE) & ~self._flat(params, state)
         return move_near_place(self.object_com(state, source), rise, self.object_com(state, target),
-                               half[source], half[target], jnp.where(tall, TALL_TARGET_GAP, NEAR_GAP))
+                               half[source], half[target], jnp.where(self._flat(params, state), PUSH_GAP, NEAR_GAP))
 
     def _flat(self, params, state):
         """() bool: move near's source is thinner than `FLAT_SOURCE` (pushed, not carried)."""

@@ -451,7 +451,7 @@ class ScriptedPolicy:
                                             jnp.linalg.norm(half[:, :2], axis=1), others)
         lift = ps.anchor + LIFT * up
         if name == "pick":
-            return jnp.stack([grasp + ABOVE * up, grasp, ps.anchor, lift, lift])
+            return jnp.stack([pre_grasp, grasp, ps.anchor, lift, lift])
         if name == "pull_place":
             return self._pull_place_waypoints(params, state, ps, src, src_half, grasp, lift)
         tgt = self.object_com(state, params.target)
